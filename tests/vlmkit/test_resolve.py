@@ -1,0 +1,41 @@
+import pytest
+
+from vlmkit.registry import RegistryError
+from vlmkit.resolve import API_TARGET, HF_TARGET, ModelOptions, model_folder_name, resolve_model
+
+
+def test_alias_resolves_to_the_generic_local_path():
+    spec = resolve_model("qwen-vl")
+    assert spec.target == HF_TARGET
+    assert spec.kwargs["model_path"] == "Qwen/Qwen2.5-VL-7B-Instruct"
+
+
+def test_api_base_makes_any_name_a_served_model_and_hides_the_key(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    spec = resolve_model("my-served-model", ModelOptions(api_base="http://127.0.0.1:9/v1", api_key="sk-secret", max_tokens=7))
+    assert spec.target == API_TARGET and spec.is_api
+    assert spec.kwargs == {"model": "my-served-model", "api_base": "http://127.0.0.1:9/v1", "api_key": "sk-secret", "max_tokens": 7}
+    assert "api_key" not in spec.public_kwargs()
+
+
+def test_key_and_base_come_from_the_usual_environment(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:9/v1")
+    spec = resolve_model("gpt-4o-mini")
+    assert spec.kwargs["api_key"] == "sk-env" and spec.kwargs["api_base"] == "http://127.0.0.1:9/v1"
+
+
+def test_model_path_and_local_dirs(tmp_path):
+    spec = resolve_model("mine", ModelOptions(model_path=str(tmp_path), max_tokens=5))
+    assert spec.target == HF_TARGET and spec.kwargs == {"model_path": str(tmp_path), "max_new_tokens": 5}
+    assert resolve_model(str(tmp_path)).kwargs["model_path"] == str(tmp_path.resolve())
+
+
+def test_unknown_model_says_what_to_do():
+    with pytest.raises(RegistryError, match=r"Did you mean: qwen-vl.*--api-base URL.*--model-path DIR"):
+        resolve_model("qwen-v")
+
+
+def test_folder_names_are_safe():
+    assert model_folder_name("Qwen/Qwen2.5-VL-7B-Instruct") == "Qwen2.5-VL-7B-Instruct"
+    assert model_folder_name("../../etc/x y") == "x_y"

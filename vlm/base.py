@@ -1,0 +1,70 @@
+"""BaseModel: the whole contract for someone adding a model is `generate(msgs, dataset=None) -> str`.
+
+Optional: `use_custom_prompt(dataset)` + `build_prompt(line, dataset)` (the model owns the prompt for that
+dataset), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`), and
+the declared capabilities below. A failure is an exception (`vlmkit.generation.ModelCallError` for typed ones),
+never a string returned as the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from vlmkit.generation import Generation, UnsupportedInputError
+from vlmkit.message import Part, Turn, iter_parts, normalise_conversation
+
+
+class BaseModel:
+    # Capabilities, declared per class (or per instance when they depend on the loaded checkpoint).
+    modalities: ClassVar[frozenset[str]] = frozenset({"text", "image"})
+    interleave: ClassVar[bool] = True
+    max_images: ClassVar[int | None] = None
+    is_api: ClassVar[bool] = False
+
+    def generate(self, msgs: Sequence[Any], dataset: str | None = None) -> str:
+        """The answer text for one message (list of parts, list of strings, or conversation turns)."""
+        return self.generate_full(msgs, dataset).text
+
+    def generate_full(self, msgs: Sequence[Any], dataset: str | None = None) -> Generation:
+        """Text plus usage. Subclasses implement this one, or `generate`; at least one of the two."""
+        if type(self).generate is BaseModel.generate:
+            raise NotImplementedError(f"{type(self).__name__} implements neither generate nor generate_full")
+        return Generation(text=self.generate(msgs, dataset))
+
+    def generate_batch(self, batch: Sequence[Sequence[Any]], dataset: str | None = None) -> list[Generation | BaseException]:
+        """One result per message: a Generation, or the exception that message raised (the others still run)."""
+        results: list[Generation | BaseException] = []
+        for msgs in batch:
+            try:
+                results.append(self.generate_full(msgs, dataset))
+            except Exception as exc:  # one bad sample must not sink the batch
+                results.append(exc)
+        return results
+
+    def use_custom_prompt(self, dataset: str | None) -> bool:
+        return False
+
+    def build_prompt(self, line: dict[str, Any], dataset: str | None = None) -> list[Part]:
+        raise NotImplementedError(f"{type(self).__name__}.build_prompt is not implemented")
+
+    def prepare(self, msgs: Sequence[Any]) -> list[Turn]:
+        """Normalised conversation, checked against the declared capabilities (UnsupportedInputError if not)."""
+        turns = normalise_conversation(msgs)
+        self.check_supported(turns)
+        return turns
+
+    def check_supported(self, turns: Sequence[Turn]) -> None:
+        parts = list(iter_parts(turns))
+        missing = sorted({p["type"] for p in parts} - set(self.modalities))
+        if missing:
+            raise UnsupportedInputError(
+                f"{type(self).__name__} takes {', '.join(sorted(self.modalities))}; this message has {', '.join(missing)}"
+            )
+        n_images = sum(p["type"] == "image" for p in parts)
+        if self.max_images is not None and n_images > self.max_images:
+            raise UnsupportedInputError(f"{type(self).__name__} takes at most {self.max_images} images; got {n_images}")
+
+    def settings(self) -> dict[str, Any]:
+        """Model and generation settings for results.json. Never include secrets."""
+        return {"class": f"{type(self).__module__}.{type(self).__qualname__}"}

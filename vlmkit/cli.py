@@ -1,0 +1,96 @@
+"""The `vlmkit` command. Parsing imports nothing heavy; each subcommand imports what it needs when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+
+def _run_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="infer and evaluate models on datasets", description="Infer, score, report.")
+    p.add_argument("--data", nargs="+", required=True, metavar="NAME", help="catalog names, $LMUData/<name>.tsv, or .tsv paths")
+    p.add_argument("--model", nargs="+", required=True, metavar="NAME", help="registry names, served model ids, or local dirs")
+    p.add_argument("--mode", choices=("all", "infer", "eval"), default="all")
+    p.add_argument("--work-dir", type=Path, default=Path("outputs"), help="results go to WORK_DIR/<model>/ (default: outputs)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N rows of each dataset")
+    p.add_argument("--nproc", type=int, default=4, help="concurrent requests for API models (default 4)")
+    p.add_argument("--batch-size", type=int, default=1, help="batch size for local models (default 1)")
+    p.add_argument("--max-tokens", type=int, default=None, help="most tokens to generate per answer")
+    p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default 0: greedy)")
+    p.add_argument("--model-path", default=None, help="local weights directory for a local model")
+    p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL (.../v1 or .../chat/completions)")
+    p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
+    p.add_argument("--reuse", action="store_true", help="keep answers journalled under other settings instead of setting them aside")
+    p.add_argument("--fuzzy", action="store_true", help="MCQ: Levenshtein fallback for unparsed answers (reported separately)")
+    p.add_argument("--lmudata", type=Path, default=None, help="dataset folder (default: $LMUData or ~/LMUData)")
+    p.add_argument("--verbose", action="store_true")
+    p.set_defaults(func=_cmd_run)
+
+
+def _list_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("list", help="list known datasets or models")
+    p.add_argument("what", choices=("datasets", "models"))
+    p.set_defaults(func=_cmd_list)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vlmkit", description="Benchmark kit for vision-language models.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _run_parser(sub)
+    _list_parser(sub)
+    return parser
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from vlmkit.resolve import ModelOptions
+    from vlmkit.runner import RunOptions, Runner, summary_rows
+
+    options = RunOptions(
+        work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc, batch_size=args.batch_size,
+        reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata,
+    )
+    model_options = ModelOptions(
+        model_path=args.model_path, api_base=args.api_base, api_key=args.api_key,
+        max_tokens=args.max_tokens, temperature=args.temperature,
+    )
+    outcomes = Runner(options, model_options).run(args.data, args.model)
+    print(summary_rows(outcomes))
+    for outcome in outcomes:
+        print(f"{outcome.model} x {outcome.dataset}: {outcome.files.get('results')}")
+    return 0 if all(o.status in ("success", "inferred", "no_target") for o in outcomes) else 3
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    if args.what == "models":
+        from vlm.registry import model_registry
+
+        entries = list(model_registry())
+    else:
+        from datasets_tsv.registry import dataset_registry
+
+        entries = list(dataset_registry())
+    width = max(len(e.name) for e in entries)
+    for entry in entries:
+        print(f"{entry.name.ljust(width)}  {entry.description or entry.target}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING, format="%(levelname)s %(message)s")
+    from vlmkit.errors import user_errors
+
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted: answers so far are journalled; rerun the same command to resume", file=sys.stderr)
+        return 130
+    except user_errors() as exc:
+        print(f"vlmkit: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""Which exceptions are the user's to fix: the CLI prints them as one line instead of a traceback."""
+
+from __future__ import annotations
+
+from vlmkit.files import DownloadError, UnsafePathError
+from vlmkit.media import MediaError
+from vlmkit.message import MessageError
+from vlmkit.registry import RegistryError
+
+
+class DataError(ValueError):
+    """Bad dataset content; the text names the file, the row and the field."""
+
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    return (RegistryError, DownloadError, UnsafePathError, MediaError, MessageError, DataError, FileNotFoundError)

@@ -1,0 +1,106 @@
+"""Files: atomic writes, contained paths, MD5, and verified downloads."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import requests
+from tqdm import tqdm
+
+
+class DownloadError(RuntimeError):
+    """A download that failed or did not verify; the text names the URL and the file."""
+
+
+class UnsafePathError(ValueError):
+    """A name that would place a file outside the folder it belongs in."""
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write via a temporary sibling and rename, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def contained_path(folder: Path, name: str) -> Path:
+    """folder/name, refusing any name (absolute, `..`, drive, empty) that would resolve outside folder."""
+    if not name or name.strip() in (".", ".."):
+        raise UnsafePathError(f"empty or dot file name {name!r}")
+    if os.path.isabs(name) or "\x00" in name:
+        raise UnsafePathError(f"{name!r} is an absolute path")
+    base = folder.resolve()
+    target = (base / name).resolve()
+    if target == base or base not in target.parents:
+        raise UnsafePathError(f"{name!r} would leave {folder}")
+    return target
+
+
+def md5_of(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.md5()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fetch(url: str, dest: Path, timeout: float, progress: bool) -> None:
+    """Stream url into a temporary file beside dest, then rename; a broken transfer leaves nothing at dest."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    tmp = Path(tmp_name)
+    try:
+        with requests.get(url, stream=True, timeout=timeout) as response:
+            response.raise_for_status()
+            expected = int(response.headers.get("Content-Length") or 0) or None
+            received = 0
+            with os.fdopen(fd, "wb") as handle, tqdm(
+                total=expected, unit="B", unit_scale=True, desc=dest.name, disable=not progress, leave=False
+            ) as bar:
+                for block in response.iter_content(chunk_size=1 << 20):
+                    handle.write(block)
+                    received += len(block)
+                    bar.update(len(block))
+        if expected is not None and received != expected:
+            raise DownloadError(f"{url}: transfer cut short ({received} of {expected} bytes)")
+        os.replace(tmp, dest)
+    except requests.RequestException as exc:
+        raise DownloadError(f"{url}: {exc.__class__.__name__}: {exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def download_verified(url: str, dest: Path, md5: str | None, *, timeout: float = 60.0, progress: bool = True) -> Path:
+    """Download url to dest and check its MD5; on a mismatch download once more, then fail clearly.
+
+    The file appears at dest only complete and verified. A file already at dest with the right MD5 (or any file
+    when no MD5 is known) is used as it is, without the network.
+    """
+    if dest.exists() and (md5 is None or md5_of(dest) == md5):
+        return dest
+    last_md5 = None
+    for _attempt in range(2):
+        _fetch(url, dest, timeout, progress)
+        if md5 is None:
+            return dest
+        last_md5 = md5_of(dest)
+        if last_md5 == md5:
+            return dest
+        dest.unlink()
+    raise DownloadError(
+        f"{url}: MD5 mismatch twice (expected {md5}, got {last_md5}); nothing kept at {dest}. "
+        "The server's file may have changed: check the catalog entry or place a verified copy at that path."
+    )

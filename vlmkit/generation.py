@@ -1,0 +1,59 @@
+"""What one model call gives back: text with usage, or a typed error. Never an error string as a prediction."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def add(self, other: "Usage") -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class Generation:
+    """One successful answer."""
+
+    text: str
+    usage: Usage | None = None
+    latency_ms: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. the model name a service echoed
+
+
+class ModelCallError(RuntimeError):
+    """A model call that failed for good (after retries). `kind` is a short machine-readable class of failure:
+    "http_4xx", "http_5xx", "rate_limited", "timeout", "connection", "bad_response", "unsupported_input", ...
+    """
+
+    def __init__(self, kind: str, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+
+    def to_record(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": str(self), "status": self.status}
+
+
+class UnsupportedInputError(ModelCallError):
+    """A message holds a modality (or more media) than the model can take: fail the row, never drop silently."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("unsupported_input", message)
+
+
+def error_record(exc: BaseException) -> dict[str, Any]:
+    """The error dict stored in a prediction record for any exception from a model call."""
+    if isinstance(exc, ModelCallError):
+        return exc.to_record()
+    return {"kind": "exception", "message": f"{exc.__class__.__name__}: {exc}", "status": None}

@@ -1,0 +1,119 @@
+"""The prediction journal: one JSON line per sample, appended and flushed as each answer arrives.
+
+A killed run loses at most the line being written; a rerun reads the journal back and asks the model only for
+samples that have no successful record. The first line is a header holding the run's fingerprint (model, its
+generation settings, dataset MD5): a journal written under other settings is not silently mixed with new answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+HEADER_KEY = "__journal__"
+
+
+def _index_key(value: Any) -> str:
+    """Indices are compared as strings so that 3, "3" and 3.0 from different readers agree."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+class Journal:
+    def __init__(self, path: Path, fingerprint: dict[str, Any]) -> None:
+        self.path = path
+        self.fingerprint = fingerprint
+        self._records: dict[str, dict[str, Any]] = {}
+        self._handle = None
+
+    # Reading -----------------------------------------------------------------------------------------------
+    def stored_fingerprint(self) -> dict[str, Any] | None:
+        if not self.path.exists():
+            return None
+        with open(self.path, encoding="utf-8") as handle:
+            first = handle.readline()
+        try:
+            header = json.loads(first)
+        except json.JSONDecodeError:
+            return None
+        return header.get(HEADER_KEY) if isinstance(header, dict) else None
+
+    def load(self) -> dict[str, dict[str, Any]]:
+        """Records by index key; a later record for the same index replaces an earlier one (a retried error)."""
+        self._records = {}
+        if not self.path.exists():
+            return self._records
+        with open(self.path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # the line a killed run was writing
+                if isinstance(record, dict) and "index" in record:
+                    self._records[_index_key(record["index"])] = record
+        return self._records
+
+    @property
+    def records(self) -> dict[str, dict[str, Any]]:
+        return self._records
+
+    def done(self) -> set[str]:
+        """Index keys with a successful prediction (errors are retried)."""
+        return {key for key, rec in self._records.items() if rec.get("error") is None}
+
+    # Writing -----------------------------------------------------------------------------------------------
+    def set_aside(self) -> Path:
+        """Move an existing journal out of the way (kept, never deleted) and return where it went."""
+        n = 1
+        while (aside := self.path.with_name(f"{self.path.stem}.stale{n}{self.path.suffix}")).exists():
+            n += 1
+        os.replace(self.path, aside)
+        self._records = {}
+        return aside
+
+    def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        if not new:
+            self._repair_tail()
+        self._handle = open(self.path, "a", encoding="utf-8")
+        if new:
+            self._write({HEADER_KEY: self.fingerprint})
+
+    def _repair_tail(self) -> None:
+        """End a half-written last line (a killed run) so that the next record starts on its own line."""
+        with open(self.path, "rb+") as handle:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                handle.write(b"\n")
+
+    def append(self, record: dict[str, Any]) -> None:
+        if self._handle is None:
+            raise RuntimeError("journal is not open")
+        self._write(record)
+        self._records[_index_key(record["index"])] = record
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        assert self._handle is not None
+        self._handle.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> "Journal":
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def index_keys(values: Iterable[Any]) -> list[str]:
+    return [_index_key(v) for v in values]

@@ -1,0 +1,124 @@
+"""Images as base64, bytes, files and PIL objects.
+
+Decoding keeps the original bytes: a JPEG in a TSV is written to disk as that same JPEG, never re-encoded.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import mimetypes
+from pathlib import Path
+
+from PIL import Image
+
+# Magic numbers of the image formats found in benchmark TSVs.
+_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xd8\xff", ".jpg"),
+    (b"\x89PNG\r\n\x1a\n", ".png"),
+    (b"GIF87a", ".gif"),
+    (b"GIF89a", ".gif"),
+    (b"BM", ".bmp"),
+    (b"II*\x00", ".tif"),
+    (b"MM\x00*", ".tif"),
+)
+
+
+class MediaError(ValueError):
+    """Bytes that are not a decodable image (or a base64 string that is not base64)."""
+
+
+def image_extension(data: bytes) -> str:
+    """The file extension for image bytes, judged by their signature (".jpg" when unknown)."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return ".webp"
+    for signature, ext in _SIGNATURES:
+        if data.startswith(signature):
+            return ext
+    return ".jpg"
+
+
+def b64_to_bytes(text: str) -> bytes:
+    """Decode base64 (standard alphabet, padding optional, whitespace ignored); MediaError when it is not."""
+    cleaned = "".join(text.split())
+    if cleaned.startswith("data:"):
+        cleaned = cleaned.split(",", 1)[-1]
+    cleaned += "=" * (-len(cleaned) % 4)
+    try:
+        return base64.b64decode(cleaned, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise MediaError(f"not valid base64 ({exc})") from None
+
+
+def bytes_to_b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def file_to_b64(path: str | Path) -> str:
+    return bytes_to_b64(Path(path).read_bytes())
+
+
+def to_rgb(image: Image.Image) -> Image.Image:
+    """RGB for any mode: transparency (RGBA, LA, P with a transparent index) is composited on white."""
+    if image.mode == "RGB":
+        return image
+    if image.mode == "P" and "transparency" in image.info:
+        image = image.convert("RGBA")
+    if image.mode in ("RGBA", "LA"):
+        background = Image.new("RGB", image.size, (255, 255, 255))
+        background.paste(image.convert("RGBA"), mask=image.convert("RGBA").getchannel("A"))
+        return background
+    return image.convert("RGB")
+
+
+def bytes_to_image(data: bytes) -> Image.Image:
+    try:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    except Exception as exc:  # PIL raises several types for bad data
+        raise MediaError(f"not a readable image ({exc.__class__.__name__}: {exc})") from None
+    return image
+
+
+def b64_to_image(text: str) -> Image.Image:
+    return bytes_to_image(b64_to_bytes(text))
+
+
+def image_to_b64(image: Image.Image, fmt: str = "JPEG", quality: int = 95) -> str:
+    buffer = io.BytesIO()
+    if fmt.upper() in ("JPEG", "JPG"):
+        to_rgb(image).save(buffer, format="JPEG", quality=quality)
+    else:
+        image.save(buffer, format=fmt)
+    return bytes_to_b64(buffer.getvalue())
+
+
+def load_image(path: str | Path) -> Image.Image:
+    """An RGB PIL image from a file path; MediaError naming the file when it cannot be read."""
+    try:
+        return to_rgb(bytes_to_image(Path(path).read_bytes()))
+    except (OSError, MediaError) as exc:
+        raise MediaError(f"{path}: {exc}") from None
+
+
+def resize_longest_side(image: Image.Image, max_side: int) -> Image.Image:
+    """Shrink so that the longer side is at most max_side (never enlarges)."""
+    longest = max(image.size)
+    if max_side <= 0 or longest <= max_side:
+        return image
+    scale = max_side / longest
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    return image.resize(size, Image.Resampling.BICUBIC)
+
+
+def file_to_data_url(path: str | Path, max_side: int | None = None) -> str:
+    """A data URL for an image file: the original bytes unless it must be shrunk to max_side."""
+    data = Path(path).read_bytes()
+    if max_side:
+        image = bytes_to_image(data)
+        if max(image.size) > max_side:
+            return "data:image/jpeg;base64," + image_to_b64(resize_longest_side(image, max_side))
+    mime = mimetypes.types_map.get(image_extension(data), "image/jpeg")
+    return f"data:{mime};base64,{bytes_to_b64(data)}"
+

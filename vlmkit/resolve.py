@@ -1,0 +1,99 @@
+"""From what a user typed to a model or dataset: registry names, `--model-path`, `--api-base`.
+
+This is the one place (with runner/perf/cli) that reaches the model and dataset packages, and it reaches them
+through their registries only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vlmkit import config
+from vlmkit.registry import Entry, RegistryError, import_target
+
+API_TARGET = "vlm.api.openai_compat:OpenAICompatModel"
+HF_TARGET = "vlm.hf.generic:HFVisionModel"
+_SECRET_KEYS = frozenset({"api_key"})
+
+
+@dataclass
+class ModelOptions:
+    """What the command line (or a Python caller) says about how to build a model."""
+
+    model_path: str | None = None
+    api_base: str | None = None
+    api_key: str | None = None  # never written anywhere; see ModelSpec.public_kwargs
+    max_tokens: int | None = None
+    temperature: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ModelSpec:
+    name: str  # what the user typed; names the output folder
+    target: str  # "module:Class"
+    kwargs: dict[str, Any]
+
+    @property
+    def is_api(self) -> bool:
+        return self.target == API_TARGET
+
+    def public_kwargs(self) -> dict[str, Any]:
+        """The kwargs without secrets, for fingerprints and results.json."""
+        return {k: v for k, v in self.kwargs.items() if k not in _SECRET_KEYS}
+
+    def build(self) -> Any:
+        return import_target(self.target, what=f"model {self.name!r}")(**self.kwargs)
+
+
+def model_folder_name(name: str) -> str:
+    """A safe folder name for a model name or path (`Qwen/Qwen2.5-VL-7B-Instruct` -> `Qwen2.5-VL-7B-Instruct`)."""
+    tail = name.rstrip("/\\").replace("\\", "/").split("/")[-1] or "model"
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", tail)
+
+
+def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
+    """Registry name, alias, local path or served model name -> class and kwargs.
+
+    - `--api-base URL` (or a registry API entry): an OpenAI-compatible model; NAME is the served model id.
+    - `--model-path DIR`: a local transformers model loaded from DIR, named NAME.
+    - a registry name: its class and defaults.
+    - an existing directory: a local transformers model.
+    """
+    from vlm.registry import model_registry
+
+    options = options or ModelOptions()
+    registry = model_registry()
+    entry: Entry | None = registry.get(name) if name in registry else None
+
+    if options.api_base or (entry is not None and entry.target == API_TARGET):
+        kwargs: dict[str, Any] = {"model": entry.kwargs.get("model", name) if entry else name}
+        kwargs["api_base"] = options.api_base or config.openai_api_base()
+        kwargs["api_key"] = options.api_key or config.openai_api_key()
+        if options.max_tokens is not None:
+            kwargs["max_tokens"] = options.max_tokens
+        if options.temperature is not None:
+            kwargs["temperature"] = options.temperature
+        return ModelSpec(name, API_TARGET, {**kwargs, **options.extra})
+
+    if options.model_path or entry is not None or Path(name).is_dir():
+        target = entry.target if entry is not None else HF_TARGET
+        kwargs = dict(entry.kwargs) if entry is not None else {}
+        if options.model_path:
+            kwargs["model_path"] = options.model_path
+        elif entry is None:
+            kwargs["model_path"] = str(Path(name).resolve())
+        if target == HF_TARGET:  # a user's own class takes only what its registry entry gives it
+            if options.max_tokens is not None:
+                kwargs["max_new_tokens"] = options.max_tokens
+            if options.temperature is not None:
+                kwargs["temperature"] = options.temperature
+        return ModelSpec(name, target, {**kwargs, **options.extra})
+
+    raise RegistryError(
+        registry.unknown_message(name)
+        + " For a served model pass --api-base URL; for local weights pass --model-path DIR."
+    )

@@ -1,0 +1,117 @@
+"""Result files of a run: the VLMEvalKit-style tables and results.json.
+
+Layout (see docs/outputs.md): `<work_dir>/<model>/<model>_<dataset>.xlsx` and `..._<acc|score>.csv` exactly where
+VLMEvalKit puts them, and `<work_dir>/<model>/<dataset>/{predictions.jsonl,results.json}`.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vlmkit import __version__
+from vlmkit.files import write_text_atomic
+
+SCHEMA_VERSION = 1
+EXCEL_CELL_LIMIT = 32_767
+# openpyxl refuses these control characters in cells.
+_ILLEGAL_XLSX = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_PACKAGES = ("numpy", "pandas", "pillow", "requests", "torch", "transformers", "tokenizers", "openpyxl", "rapidfuzz")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version(), "vlmkit": __version__}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_state(repo: Path) -> dict[str, Any] | None:
+    """Commit and dirtiness of the checkout vlmkit runs from, when it is one."""
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": commit, "dirty": bool(dirty)}
+
+
+def host_info() -> dict[str, Any]:
+    """Platform and, only when torch is already loaded (never imported here), the GPUs it sees."""
+    info: dict[str, Any] = {"platform": platform.platform(), "gpu_name": None, "gpu_count": 0}
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        info["gpu_count"] = torch.cuda.device_count()
+        info["gpu_name"] = torch.cuda.get_device_name(0)
+    return info
+
+
+def _excel_safe(value: Any) -> tuple[Any, bool]:
+    if not isinstance(value, str):
+        return value, False
+    cleaned = _ILLEGAL_XLSX.sub("", value)
+    if len(cleaned) > EXCEL_CELL_LIMIT:
+        return cleaned[: EXCEL_CELL_LIMIT - 20] + " …[truncated]", True
+    return cleaned, False
+
+
+def write_prediction_table(path: Path, table: pd.DataFrame) -> int:
+    """The VLMEvalKit predictions file (every TSV column but `image`, plus `prediction`). Returns how many cells
+    were cut to Excel's 32,767-character limit (predictions.jsonl keeps them whole)."""
+    truncated = 0
+    safe = table.copy()
+    for column in safe.columns:
+        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
+            cells = [_excel_safe(v) for v in safe[column]]
+            truncated += sum(cut for _, cut in cells)
+            safe[column] = [v for v, _ in cells]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp.xlsx")
+    safe.to_excel(tmp, index=False, engine="openpyxl")
+    tmp.replace(path)
+    return truncated
+
+
+def write_summary_table(path: Path, table: pd.DataFrame) -> None:
+    write_text_atomic(path, table.to_csv(index=False))
+
+
+def write_json(path: Path, obj: dict[str, Any]) -> None:
+    write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def format_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    """A plain fixed-width table for the console."""
+    cells = [[_fmt(row.get(c)) for c in columns] for row in rows]
+    widths = [max(len(c), *(len(r[i]) for r in cells)) if cells else len(c) for i, c in enumerate(columns)]
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths))
+    rule = "  ".join("-" * w for w in widths)
+    body = ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in cells]
+    return "\n".join([line, rule, *body])
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) < 1 else f"{value:.2f}"
+    return "" if value is None else str(value)
