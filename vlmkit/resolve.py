@@ -45,8 +45,9 @@ class ModelSpec:
         """The kwargs without secrets, for fingerprints and results.json."""
         return {k: v for k, v in self.kwargs.items() if k not in _SECRET_KEYS}
 
-    def build(self) -> Any:
-        return import_target(self.target, what=f"model {self.name!r}")(**self.kwargs)
+    def build(self, **run_kwargs: Any) -> Any:
+        """The model instance; run_kwargs are settings of this run that leave answers unchanged (batching, pools)."""
+        return import_target(self.target, what=f"model {self.name!r}")(**self.kwargs, **run_kwargs)
 
 
 def model_folder_name(name: str) -> str:

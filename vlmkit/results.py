@@ -7,6 +7,7 @@ VLMEvalKit puts them, and `<work_dir>/<model>/<dataset>/{predictions.jsonl,resul
 from __future__ import annotations
 
 import json
+import math
 import platform
 import re
 import subprocess
@@ -97,8 +98,22 @@ def write_summary_table(path: Path, table: pd.DataFrame) -> None:
     write_text_atomic(path, table.to_csv(index=False))
 
 
+def strict_json(value: Any) -> Any:
+    """NaN/inf -> None and numpy scalars -> Python, so the file is strict JSON that any reader accepts."""
+    if isinstance(value, dict):
+        return {str(k): strict_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def write_json(path: Path, obj: dict[str, Any]) -> None:
-    write_text_atomic(path, json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+    text = json.dumps(strict_json(obj), ensure_ascii=False, indent=2, default=str, allow_nan=False)
+    write_text_atomic(path, text + "\n")
 
 
 def format_table(rows: list[dict[str, Any]], columns: list[str]) -> str:

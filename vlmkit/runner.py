@@ -20,7 +20,7 @@ import pandas as pd
 
 from vlmkit.inference import Task, run_api, run_local
 from vlmkit.journal import Journal, index_keys
-from vlmkit.resolve import ModelOptions, ModelSpec, model_folder_name, resolve_model
+from vlmkit.resolve import HF_TARGET, ModelOptions, ModelSpec, model_folder_name, resolve_model
 from vlmkit.results import (
     format_table,
     git_state,
@@ -142,7 +142,12 @@ class Runner:
     # Helpers ------------------------------------------------------------------------------------------------
     def _model(self, spec: ModelSpec) -> Any:
         if spec.name not in self._models:
-            self._models[spec.name] = spec.build()
+            run_kwargs: dict[str, Any] = {}
+            if spec.target == HF_TARGET:
+                run_kwargs["batch_size"] = self.options.batch_size
+            elif spec.is_api:
+                run_kwargs["pool_size"] = max(64, self.options.nproc)
+            self._models[spec.name] = spec.build(**run_kwargs)
         return self._models[spec.name]
 
     @staticmethod

@@ -1,0 +1,105 @@
+"""Time MCQ scoring on an MMBench-shaped table (4329 rows with circular copies) and print the median seconds.
+
+    python tools/bench_scoring.py [--rows 4329] [--repeats 7] [--fuzzy]
+
+The table is synthetic and seeded: questions with 2-4 options, one circular copy per rotation of the options
+(index base + k * 1_000_000), MMBench-like splits / categories / l2-categories, and predictions in the shapes
+models give ("B", "The answer is C.", "Answer: (A) cat", the option text, Chinese markers, rambling text that
+cannot be parsed, failed inferences).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import string
+import time
+
+import pandas as pd
+
+from vlmkit.scoring.mcq import score_mcq
+
+L2 = {
+    "coarse_perception": ["image_style", "image_scene", "image_emotion", "image_quality", "image_topic"],
+    "finegrained_perception (instance-level)": [
+        "object_localization", "attribute_recognition", "celebrity_recognition", "ocr",
+    ],
+    "finegrained_perception (cross-instance)": ["spatial_relationship", "attribute_comparison", "action_recognition"],
+    "attribute_reasoning": ["physical_property_reasoning", "function_reasoning", "identity_reasoning"],
+    "relation_reasoning": ["social_relation", "physical_relation", "nature_relation"],
+    "logic_reasoning": ["future_prediction", "structuralized_imagetext_understanding"],
+}  # fmt: skip
+WORDS = "cat dog bird fish tree car house river mountain cloud lamp chair table book phone cup".split()
+
+
+def _prediction(rng: random.Random, letter: str, text: str, letters: list[str]) -> str | None:
+    wrong = rng.choice([x for x in letters if x != letter])
+    pick = letter if rng.random() < 0.75 else wrong
+    shape = rng.random()
+    if shape < 0.30:
+        return pick
+    if shape < 0.45:
+        return f"The answer is {pick}."
+    if shape < 0.58:
+        return f"Answer: ({pick}) {text if pick == letter else 'something'}"
+    if shape < 0.68:
+        return text if pick == letter else "I am not sure, it could be several of these things really."
+    if shape < 0.75:
+        return f"答案是{pick}"
+    if shape < 0.85:
+        return f"Looking at the image carefully, the object on the left is clearly visible, so I pick {pick}"
+    if shape < 0.97:
+        return "The picture shows a scene with many details and it is hard to say which option fits best overall."
+    return None
+
+
+def build_table(n_rows: int, seed: int = 0) -> pd.DataFrame:
+    rng = random.Random(seed)
+    rows: list[dict] = []
+    base = 0
+    while len(rows) < n_rows:
+        n_opt = rng.choice([2, 3, 4, 4, 4])
+        texts = rng.sample(WORDS, n_opt)
+        answer_pos = rng.randrange(n_opt)
+        l2 = rng.choice(sorted(L2))
+        cat = rng.choice(L2[l2])
+        split = "dev" if rng.random() < 0.5 else "test"
+        for k in range(n_opt):
+            if len(rows) >= n_rows:
+                break
+            rotated = texts[k:] + texts[:k]
+            letters = list(string.ascii_uppercase[:n_opt])
+            letter = letters[(answer_pos - k) % n_opt]
+            row = {"index": base + k * 1_000_000, "question": f"q{base}", "answer": letter,
+                   "split": split, "category": cat, "l2-category": l2}  # fmt: skip
+            for j, L in enumerate("ABCD"):
+                row[L] = rotated[j] if j < n_opt else float("nan")
+            row["prediction"] = _prediction(rng, letter, rotated[letters.index(letter)], letters)
+            rows.append(row)
+        base += 1
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=4329)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--fuzzy", action="store_true")
+    args = parser.parse_args()
+    df = build_table(args.rows)
+    times = []
+    result = None
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        result = score_mcq(df, circular=True, fuzzy=args.fuzzy)
+        times.append(time.perf_counter() - start)
+    assert result is not None
+    print(f"rows={len(df)} groups={result.counts['groups']} Overall={result.primary_value:.4f}")
+    print(f"counts={result.counts}")
+    print(f"score_mcq(circular=True, fuzzy={args.fuzzy}) median {statistics.median(times):.4f} s "
+          f"(min {min(times):.4f}, max {max(times):.4f}, {args.repeats} repeats)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""Pooled HTTP for API models: one `requests.Session` shared by the runner's threads, JSON POST with retries.
+
+Retried: HTTP 429, 408 and 5xx, timeouts and connection errors, with exponential backoff plus a small jitter from
+a seeded generator. A `Retry-After` header (seconds or an HTTP date) on 429/503 replaces the computed wait,
+capped at `MAX_RETRY_AFTER_S`. Other 4xx answers and unparseable bodies are final. The last failure raises
+`ModelCallError` with a `kind` ("rate_limited", "http_4xx", "http_5xx", "timeout", "connection",
+"bad_response") and the HTTP status. Error texts and log lines never hold the request headers (the API key);
+text taken from a response body is scrubbed of any secret passed in `secrets`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from vlmkit.generation import ModelCallError
+
+log = logging.getLogger(__name__)
+
+MAX_RETRY_AFTER_S = 120.0  # a service asking for longer than this is treated as asking for this
+MAX_BACKOFF_S = 60.0
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504}) | frozenset(range(505, 600))
+
+
+def make_session(pool_size: int) -> requests.Session:
+    """A session whose connection pool keeps `pool_size` connections per host (one per worker thread)."""
+    session = requests.Session()
+    adapter = HTTPAdapter(pool_connections=4, pool_maxsize=max(1, pool_size), max_retries=0)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+@dataclass
+class RetryPolicy:
+    retries: int = 3  # extra attempts after the first
+    backoff: float = 1.0  # first wait in seconds; doubles each attempt
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+        self._lock = threading.Lock()
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before attempt `attempt + 1` (attempt counts from 0)."""
+        if retry_after is not None:
+            return min(retry_after, MAX_RETRY_AFTER_S)
+        base = min(self.backoff * (2**attempt), MAX_BACKOFF_S)
+        with self._lock:
+            jitter = self._rng.uniform(0.0, 0.1 * base)
+        return base + jitter
+
+
+@dataclass
+class Response:
+    data: dict[str, Any]
+    latency_ms: float  # of the attempt that succeeded
+    attempts: int
+
+
+class _Failure(Exception):
+    """One failed attempt: what `ModelCallError` would say, whether to retry, and a server-requested wait."""
+
+    def __init__(self, kind: str, message: str, status: int | None, retry: bool, retry_after: float | None = None):
+        super().__init__(message)
+        self.kind, self.message, self.status, self.retry, self.retry_after = kind, message, status, retry, retry_after
+
+
+def _reason(exc: requests.ConnectionError, secrets: Sequence[str]) -> str:
+    """The innermost cause of a connection error, without urllib3's pool preamble."""
+    inner = exc.args[0] if exc.args else exc
+    inner = getattr(inner, "reason", None) or inner  # urllib3 MaxRetryError -> NewConnectionError etc.
+    text = str(inner)
+    if text.startswith(("HTTPConnection", "HTTPSConnection")) and "): " in text:
+        text = text.split("): ", 1)[1]
+    return scrub(text, secrets)[:200]
+
+
+def _attempt(
+    session: requests.Session,
+    url: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    timeout: float,
+    secrets: Sequence[str],
+) -> tuple[dict[str, Any], float]:
+    start = time.perf_counter()
+    try:
+        resp = session.post(url, json=body, headers=headers, timeout=timeout)
+    except requests.Timeout:
+        raise _Failure("timeout", f"no answer within {timeout:g} s", None, True) from None
+    except requests.ConnectionError as exc:
+        raise _Failure("connection", f"connection failed ({_reason(exc, secrets)})", None, True) from None
+    except requests.RequestException as exc:
+        raise _Failure("connection", f"request failed ({type(exc).__name__})", None, True) from None
+    latency_ms = (time.perf_counter() - start) * 1000.0
+    status = resp.status_code
+    if status >= 400:
+        snippet = scrub(resp.text[:300].replace("\n", " "), secrets)
+        retry_after = parse_retry_after(resp.headers.get("Retry-After")) if status in (429, 503) else None
+        kind = "rate_limited" if status == 429 else "http_5xx" if status >= 500 else "http_4xx"
+        raise _Failure(kind, f"HTTP {status}: {snippet}", status, status in RETRY_STATUSES, retry_after)
+    try:
+        data = resp.json()
+    except ValueError:
+        snippet = scrub(resp.text[:200].replace("\n", " "), secrets)
+        raise _Failure("bad_response", f"HTTP {status} with a body that is not JSON: {snippet!r}", status, False) from None
+    if not isinstance(data, dict):
+        raise _Failure("bad_response", f"HTTP {status} with JSON that is not an object", status, False)
+    return data, latency_ms
+
+
+def post_json(
+    session: requests.Session,
+    url: str,
+    body: dict[str, Any],
+    *,
+    headers: dict[str, str],
+    timeout: float,
+    policy: RetryPolicy,
+    secrets: Sequence[str] = (),
+    sleep: Callable[[float], None] = time.sleep,
+) -> Response:
+    """POST `body` as JSON and return the decoded object; ModelCallError after the last failed attempt."""
+    attempts = policy.retries + 1
+    for attempt in range(attempts):
+        try:
+            data, latency_ms = _attempt(session, url, body, headers, timeout, secrets)
+            return Response(data=data, latency_ms=latency_ms, attempts=attempt + 1)
+        except _Failure as failure:
+            if not failure.retry or attempt + 1 >= attempts:
+                tries = f" after {attempt + 1} attempts" if attempt else ""
+                raise ModelCallError(failure.kind, f"{url}: {failure.message}{tries}", failure.status) from None
+            wait = policy.delay(attempt, failure.retry_after)
+            log.warning(
+                "%s: %s; retrying in %.1f s (attempt %d of %d)", url, failure.message[:120], wait, attempt + 2, attempts
+            )
+            sleep(wait)
+    raise AssertionError("unreachable")  # the loop returns or raises

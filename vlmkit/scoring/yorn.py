@@ -1,0 +1,271 @@
+"""Yes/No scoring: VLMEvalKit's extraction and its four reports (plain accuracy, MME, POPE, HallusionBench).
+
+Figures are x100 as VLMEvalKit reports them. A prediction that is None/NaN (or VLMEvalKit's API-failure marker)
+is an inference error, one that is neither clearly yes nor no is `Unknown` (unparsed); both are misses, and for
+POPE an `Unknown` counts as a "No" answer, as in VLMEvalKit. An `answer` other than yes/no (any case) is an
+invalid target: a miss, counted and listed in the notes.
+
+Columns: `index`, `prediction`, `answer` always; `category` for "mme" (plus `image_path` to pair the two
+questions of an image, else rows are paired in index order within a category) and used when present by the
+others; "hallusion" needs `l2-category` and `set_id`, `figure_id`, `question_id` (when those three are absent
+they are read from the index as VLMEvalKit does: fields 3, 4, 5 of `index.split("_")`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vlmkit.scoring.breakdown import group_means, require_columns, split_category_table
+from vlmkit.scoring.result import EvalResult
+from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, is_missing, process_punctuation
+
+METRICS = ("acc", "mme", "pope", "hallusion")
+UNKNOWN = "Unknown"
+_MAX_LISTED = 20
+
+# MME's two super-categories (MME_rating in VLMEvalKit).
+MME_PERCEPTION = (
+    "OCR", "artwork", "celebrity", "color", "count", "existence", "landmark", "position", "posters", "scene",
+)  # fmt: skip
+MME_REASONING = ("code_reasoning", "commonsense_reasoning", "numerical_calculation", "text_translation")
+
+
+def extract_yes_no(prediction: str) -> str:
+    """`Yes` if the word yes occurs and no does not, `No` for the reverse, else `Unknown` (VLMEvalKit's rule:
+    lower-case, VQA punctuation handling, whitespace split)."""
+    if is_missing(prediction):
+        return UNKNOWN
+    words = process_punctuation(str(prediction).lower()).split()
+    has_yes, has_no = "yes" in words, "no" in words
+    if has_yes and not has_no:
+        return "Yes"
+    if has_no and not has_yes:
+        return "No"
+    return UNKNOWN
+
+
+def _target(value: Any) -> str | None:
+    text = cell_text(value)
+    if text is None:
+        return None
+    low = text.strip().lower()
+    return {"yes": "Yes", "no": "No"}.get(low)
+
+
+def _listed(values: list[Any]) -> str:
+    shown = ", ".join(map(str, values[:_MAX_LISTED]))
+    more = len(values) - _MAX_LISTED
+    return shown + (f" ... and {more} more" if more > 0 else "")
+
+
+def _base(df: pd.DataFrame, what: str) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
+    """Per row: index, extracted, method, hit; plus counts and notes common to every Y/N report."""
+    require_columns(df, ("index", "prediction", "answer"), what)
+    if len(df) == 0:
+        raise ValueError(f"{what}: the predictions table has no rows")
+    indices = df["index"].tolist()
+    extracted, methods, hits, targets, invalid = [], [], [], [], []
+    for idx, pred, ans in zip(indices, df["prediction"].tolist(), df["answer"].tolist(), strict=True):
+        target = _target(ans)
+        if target is None:
+            invalid.append(idx)
+        targets.append(target)
+        if is_missing(pred) or VLMEVALKIT_FAIL_MARKER in str(pred):
+            extracted.append(UNKNOWN)
+            methods.append("inference_error")
+            hits.append(False)
+            continue
+        got = extract_yes_no(pred)
+        extracted.append(got)
+        methods.append("unparsed" if got == UNKNOWN else "parsed")
+        hits.append(target is not None and got == target)
+    per_sample = pd.DataFrame({"index": indices, "extracted": extracted, "method": methods, "hit": hits})
+    per_sample["target"] = targets
+    counts = {
+        "total": len(df),
+        "scored": len(df),
+        "hits": int(sum(hits)),
+        "unparsed": methods.count("unparsed"),
+        "inference_errors": methods.count("inference_error"),
+        "invalid_target": len(invalid),
+    }
+    notes = []
+    if invalid:
+        notes.append(
+            f"{len(invalid)} row(s) have an answer other than Yes/No (scored as misses): index {_listed(invalid)}"
+        )
+    return per_sample, counts, notes
+
+
+def _with_columns(df: pd.DataFrame, per_sample: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    out = per_sample.copy()
+    for col in columns:
+        if col in df.columns:
+            out[col] = df[col].to_numpy()
+    return out
+
+
+def _acc(df: pd.DataFrame, rows: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame, str]:
+    data = _with_columns(df, rows, ("split", "category", "l2-category"))
+    groups = ("category", "l2-category")
+    metrics = group_means(data, "hit", groups=groups, scale=100.0)
+    return metrics, split_category_table(data, "hit", groups=groups, scale=100.0), "Overall"
+
+
+def _mme(df: pd.DataFrame, rows: pd.DataFrame, notes: list[str]) -> tuple[dict[str, float], pd.DataFrame, str]:
+    require_columns(df, ("category",), "MME scoring")
+    empty = df["category"].isna().to_numpy()
+    if empty.any():
+        row = int(empty.argmax())
+        raise ValueError(f"MME scoring: row {row} (index {df['index'].iloc[row]!r}), field `category` is empty")
+    data = _with_columns(df, rows, ("category",))
+    if "image_path" in df.columns:
+        data["image"] = df["image_path"].map(str).to_numpy()
+    else:
+        # No image_path: the two questions of an image are taken as consecutive rows in index order.
+        order = np.argsort(pd.Series(df["index"].tolist()).map(_sort_key).to_numpy(), kind="stable")
+        rank = np.empty(len(df), dtype=np.int64)
+        rank[order] = np.arange(len(df))
+        data["_rank"] = rank
+        data["image"] = data.groupby("category")["_rank"].rank(method="first").astype(int).sub(1) // 2
+        notes.append("no `image_path` column: MME questions paired as consecutive rows (index order) per category")
+    sizes = data.groupby(["category", "image"]).size()
+    if (sizes != 2).any():
+        notes.append(f"{int((sizes != 2).sum())} MME image(s) do not have exactly 2 questions; acc+ needs all right")
+    metrics: dict[str, float] = {}
+    scores: dict[str, float] = {}
+    for cat in pd.unique(data["category"]):
+        if pd.isna(cat):
+            continue
+        sub = data[data["category"] == cat]
+        acc = float(sub["hit"].mean()) * 100
+        acc_plus = float(sub.groupby("image")["hit"].all().mean()) * 100
+        name = str(cat)
+        scores[name] = acc + acc_plus
+        metrics[f"{name}/acc"] = acc
+        metrics[f"{name}/acc+"] = acc_plus
+    missing = [c for c in (*MME_PERCEPTION, *MME_REASONING) if c not in scores]
+    if missing:
+        notes.append(f"MME categories absent, left out of the perception/reasoning sums: {', '.join(missing)}")
+    extra = [c for c in scores if c not in MME_PERCEPTION and c not in MME_REASONING]
+    if extra:
+        notes.append(f"categories outside MME's perception/reasoning lists (reported alone): {', '.join(extra)}")
+    perception = sum(scores.get(c, 0.0) for c in MME_PERCEPTION)
+    reasoning = sum(scores.get(c, 0.0) for c in MME_REASONING)
+    summary = {"perception": perception, "reasoning": reasoning, **scores}
+    metrics = {"Overall": perception + reasoning, **summary, **metrics}
+    return metrics, pd.DataFrame([summary]), "Overall"
+
+
+def _sort_key(value: Any) -> tuple[int, float, str]:
+    try:
+        return (0, float(value), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))
+
+
+def _prf(sub: pd.DataFrame) -> dict[str, float]:
+    y_true = (sub["target"] == "Yes").to_numpy()
+    y_pred = (sub["extracted"] == "Yes").to_numpy()
+    tp = int((y_true & y_pred).sum())
+    fp = int((~y_true & y_pred).sum())
+    fn = int((y_true & ~y_pred).sum())
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    acc = float(sub["hit"].mean())
+    return {"Overall": f1 * 100, "acc": acc * 100, "precision": precision * 100, "recall": recall * 100}
+
+
+def _pope(df: pd.DataFrame, rows: pd.DataFrame, notes: list[str]) -> tuple[dict[str, float], pd.DataFrame, str]:
+    data = _with_columns(df, rows, ("category",))
+    if "category" in data.columns:
+        split = data["category"].map(lambda v: v if pd.isna(v) else [c.strip() for c in str(v).split(",")])
+        if (split.map(lambda v: isinstance(v, list) and len(v) > 1)).any():
+            notes.append("rows listing several POPE categories count once per category in Overall, as in VLMEvalKit")
+        data = data.assign(category=split).explode("category", ignore_index=True)
+    table_rows = [{"split": "Overall", **_prf(data)}]
+    metrics = {k: v for k, v in table_rows[0].items() if k != "split"}
+    if "category" in data.columns:
+        for cat in sorted((c for c in pd.unique(data["category"]) if not pd.isna(c)), key=str):
+            figures = _prf(data[data["category"] == cat])
+            table_rows.append({"split": str(cat), **figures})
+            metrics[f"{cat}/F1"] = figures["Overall"]
+            for key in ("acc", "precision", "recall"):
+                metrics[f"{cat}/{key}"] = figures[key]
+    return metrics, pd.DataFrame(table_rows), "Overall"
+
+
+def _hallusion(df: pd.DataFrame, rows: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame, str]:
+    require_columns(df, ("l2-category",), "HallusionBench scoring")
+    data = _with_columns(df, rows, ("category", "l2-category", "set_id", "figure_id", "question_id"))
+    ids = ("set_id", "figure_id", "question_id")
+    if not all(c in df.columns for c in ids):
+        parts = [str(i).split("_") for i in df["index"].tolist()]
+        bad = next((p for p, fields in enumerate(parts) if len(fields) < 6), None)
+        if bad is not None:
+            missing = next(c for c in ids if c not in df.columns)
+            raise ValueError(
+                f"HallusionBench scoring: the predictions table has no `{missing}` column and row {bad}'s `index` "
+                f"{df['index'].iloc[bad]!r} does not hold it (expected at least 6 `_`-separated fields)"
+            )
+        for pos, col in zip((3, 4, 5), ids, strict=True):
+            data[col] = [fields[pos] for fields in parts]
+    for col in ("l2-category", *ids):
+        data[col] = data[col].map(str)
+    data["_figure"] = data["l2-category"] + "_" + data["set_id"] + "_" + data["figure_id"]
+    data["_question"] = data["l2-category"] + "_" + data["set_id"] + "_" + data["question_id"]
+
+    def figures(sub: pd.DataFrame) -> dict[str, float]:
+        return {
+            "aAcc": float(sub["hit"].mean()) * 100,
+            "fAcc": float(sub.groupby("_figure")["hit"].all().mean()) * 100,
+            "qAcc": float(sub.groupby("_question")["hit"].all().mean()) * 100,
+        }
+
+    overall = figures(data)
+    table_rows = [{"split": "Overall", **overall}]
+    metrics = {"Overall": (overall["aAcc"] + overall["fAcc"] + overall["qAcc"]) / 3, **overall}
+    for group in ("category", "l2-category"):
+        if group not in data.columns:
+            continue
+        for val in sorted((v for v in pd.unique(data[group]) if not pd.isna(v)), key=str):
+            figs = figures(data[data[group] == val])
+            table_rows.append({"split": str(val), **figs})
+            metrics.update({f"{val}/{k}": v for k, v in figs.items()})
+    return metrics, pd.DataFrame(table_rows), "Overall"
+
+
+def score_yorn(df: pd.DataFrame, metric: str = "acc") -> EvalResult:
+    """Score Yes/No predictions with one of METRICS (see the module docstring for the columns each needs).
+
+    acc: accuracy, per category and l2-category. mme: per category acc + acc+ (both questions of an image
+    right); `perception` / `reasoning` sum their categories, `Overall` = perception + reasoning (the figure the
+    OpenVLM leaderboard shows). pope: F1 with Yes positive as `Overall`, plus acc, precision, recall, per
+    category (a cell may list several, comma-separated). hallusion: aAcc (questions), fAcc (figures), qAcc
+    (question pairs); `Overall` is their mean.
+    """
+    if metric not in METRICS:
+        raise ValueError(f"Y/N scoring: unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    per_sample, counts, notes = _base(df, f"Y/N scoring ({metric})")
+    if metric == "acc":
+        metrics, table, primary = _acc(df, per_sample)
+    elif metric == "mme":
+        metrics, table, primary = _mme(df, per_sample, notes)
+    elif metric == "pope":
+        metrics, table, primary = _pope(df, per_sample, notes)
+    else:
+        metrics, table, primary = _hallusion(df, per_sample)
+    return EvalResult(
+        scorer=f"yorn_{metric}",
+        metrics=metrics,
+        primary=primary,
+        per_sample=per_sample[["index", "extracted", "method", "hit"]],
+        table=table,
+        table_suffix="score",
+        counts=counts,
+        notes=notes,
+    )
