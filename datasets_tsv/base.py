@@ -1,0 +1,256 @@
+"""TSVDataset: one benchmark is one TSV file under `$LMUData`.
+
+The table (`data`) holds every column but `image`; images are decoded once, in one streaming pass, into
+`$LMUData/images/<image_folder>/` (see `datasets_tsv.images`). A subclass says what kind it is (`kind`), which
+columns its prompts and its scorer need, how a row becomes a prompt (`prompt_text`) and how predictions are
+scored (`_score`). Nothing here looks at the dataset's name to decide behaviour.
+
+Reading the table differs from VLMEvalKit on purpose in one way: only an empty cell is missing. VLMEvalKit's
+pandas defaults also turn the texts `None`, `NA`, `null`, `nan` ... into NaN, which drops such an option from
+the prompt; and the option/question/hint/answer columns are read as text, so an option `3` is shown as `3`, not
+as `3.0` when its column also has blanks.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from vlmkit.config import lmu_data_root
+from vlmkit.files import UnsafePathError, contained_path, download_verified, md5_of, write_bytes_atomic
+from vlmkit.message import Part
+from vlmkit.scoring.result import EvalResult
+
+from .images import DatasetError, decode_images, index_key, read_header, read_table
+
+__all__ = ["DatasetError", "TSVDataset", "is_missing"]
+
+OPTION_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+TEXT_COLUMNS = frozenset({"question", "hint", "answer", *OPTION_LETTERS})
+READING_NOTE = "cells reading None/NA/nan are text, not missing (VLMEvalKit drops such options)"
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN/NA or the empty string: a cell that has no value."""
+    if value is None or value is pd.NA:
+        return True
+    if isinstance(value, str):
+        return value == ""
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or array cell is a value
+        return False
+
+
+class TSVDataset:
+    """A benchmark TSV: the table, its images, prompts and scoring (see the module docstring)."""
+
+    kind: ClassVar[str] = "tsv"
+    prompt_columns: ClassVar[tuple[str, ...]] = ("question",)  # needed to build prompts (checked on load)
+    answer_columns: ClassVar[tuple[str, ...]] = ("answer",)  # needed to evaluate (checked by evaluate)
+    notes: ClassVar[tuple[str, ...]] = (READING_NOTE,)  # deliberate differences from VLMEvalKit, for results.json
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        root: Path | None = None,
+        url: str | None = None,
+        md5: str | None = None,
+        tsv_path: Path | None = None,
+        image_folder: str | None = None,
+        progress: bool = True,
+        bundled: str | None = None,
+        **kind_kwargs: Any,
+    ) -> None:
+        if kind_kwargs:
+            raise TypeError(f"{type(self).__name__} ({name}): unknown option(s) {', '.join(sorted(kind_kwargs))}")
+        self.name = name
+        self.root = Path(root).expanduser() if root is not None else lmu_data_root()
+        self.url = url or None
+        self.md5 = md5 or None
+        self.bundled = bundled or None
+        self.progress = progress
+        self.tsv_path = Path(tsv_path).expanduser() if tsv_path is not None else self.root / f"{name}.tsv"
+        self.image_folder = image_folder or name
+        try:
+            self.image_root = contained_path(self.root / "images", self.image_folder)
+        except UnsafePathError as exc:
+            raise DatasetError(f"{name}: image_folder {exc}") from None
+        self.file_md5, self.data = self._load()
+        self._keys = [index_key(v) for v in self.data["index"]]
+        self._position = self._positions()
+        self._records: list[dict[str, Any]] | None = None
+        self._image_files: list[list[str]] | None = None
+        self._lock = threading.Lock()
+
+    # -- the file ------------------------------------------------------------------------------------------------
+    def _load(self) -> tuple[str, pd.DataFrame]:
+        """Make the TSV present and verified, read the table; return (md5, table).
+
+        A present file is hashed in a thread while the table is read (hashlib releases the GIL), so checking a
+        200 MB file costs little extra time. A file with the wrong MD5 is downloaded again when a URL is known.
+        """
+        path = self.tsv_path
+        if self.bundled:
+            self._copy_bundled(path)
+        if not path.is_file():
+            if not self.url:
+                raise DatasetError(f"{path}: not found, and {self.name!r} has no download URL; place the TSV there")
+            download_verified(self.url, path, self.md5, progress=self.progress)
+            return self.md5 or md5_of(path), self._read_table()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            hashing = pool.submit(md5_of, path)
+            try:
+                data, error = self._read_table(), None
+            except DatasetError as exc:  # judge the MD5 first: a damaged file is re-downloaded, not reported
+                data, error = None, exc
+            actual = hashing.result()
+        if self.md5 is not None and actual != self.md5:
+            if not self.url:
+                raise DatasetError(
+                    f"{path}: MD5 {actual} differs from the catalog's {self.md5} for {self.name} and no download URL "
+                    "is known; replace or remove the file"
+                )
+            download_verified(self.url, path, self.md5, progress=self.progress)
+            return self.md5, self._read_table()
+        if error is not None:
+            raise error
+        return actual, data  # type: ignore[return-value]
+
+    def _copy_bundled(self, path: Path) -> None:
+        """Copy a file shipped in the package into place (again when the copy there differs from it)."""
+        source = resources.files("datasets_tsv").joinpath(self.bundled)
+        if not source.is_file():
+            raise DatasetError(
+                f"{self.name}: the bundled file datasets_tsv/{self.bundled} is missing from the installed package"
+            )
+        data = source.read_bytes()
+        if not path.is_file() or path.read_bytes() != data:
+            write_bytes_atomic(path, data)
+
+    def _read_table(self) -> pd.DataFrame:
+        path = self.tsv_path
+        header = read_header(path)
+        for column in ("index", *self.prompt_columns):
+            if column not in header:
+                needed = "" if column == "index" else f", needed by {self.kind} prompts"
+                raise DatasetError(f"{path}: missing column `{column}`{needed}")
+        data = read_table(path, skip="image", text_columns=TEXT_COLUMNS)
+        missing = np.flatnonzero(data["index"].isna().to_numpy())
+        if len(missing):
+            raise DatasetError(f"{path}: row {missing[0]}, field index: empty")
+        return data
+
+    def _positions(self) -> dict[str, int]:
+        position: dict[str, int] = {}
+        for pos, key in enumerate(self._keys):
+            if key in position:
+                raise DatasetError(f"{self.tsv_path}: row {pos}, field index: {key} repeats row {position[key]}")
+            position[key] = pos
+        return position
+
+    # -- rows ----------------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, rows={len(self)}, tsv={str(self.tsv_path)!r})"
+
+    def line(self, i: int) -> dict[str, Any]:
+        """Row i (position, not index) as a dict of plain Python values; missing cells are NaN."""
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"{self.name}: row {i} out of range ({len(self)} rows)")
+        if self._records is None:
+            self._records = self.data.to_dict("records")
+        return dict(self._records[i])
+
+    def _row(self, line: dict[str, Any] | int) -> tuple[int, dict[str, Any]]:
+        if isinstance(line, (int, np.integer)) and not isinstance(line, bool):
+            pos = int(line)
+            if not -len(self) <= pos < len(self):
+                raise IndexError(f"{self.name}: row {pos} out of range ({len(self)} rows)")
+            pos %= len(self)
+            return pos, self.line(pos)
+        if "index" not in line:
+            raise DatasetError(f"{self.name}: a line given as a dict needs its `index`")
+        key = index_key(line["index"])
+        if key not in self._position:
+            raise DatasetError(f"{self.tsv_path}: no row with index {line['index']!r}")
+        return self._position[key], line
+
+    def _where(self, line: dict[str, Any], field: str) -> str:
+        pos = self._position.get(index_key(line.get("index")), "?")
+        return f"{self.tsv_path}: row {pos} (index {line.get('index')}), field {field}"
+
+    def text(self, line: dict[str, Any], field: str) -> str:
+        """A required text cell of a row; a clear error naming file, row and field when it is missing."""
+        value = line.get(field)
+        if is_missing(value):
+            raise DatasetError(f"{self._where(line, field)}: empty")
+        return str(value)
+
+    # -- images --------------------------------------------------------------------------------------------------
+    def prepare_images(self) -> None:
+        """Decode every image once into root/images/<image_folder>/ (one streaming pass; existing files reused)."""
+        with self._lock:
+            if self._image_files is None:
+                self._image_files = decode_images(
+                    self.tsv_path, self.image_root, index_keys=self._keys, progress=self.progress
+                )
+
+    def image_paths(self, line: dict[str, Any] | int) -> list[str]:
+        """The decoded image files of a row, in order (decodes all images on first use)."""
+        pos, _ = self._row(line)
+        if self._image_files is None:
+            self.prepare_images()
+        return list(self._image_files[pos])  # type: ignore[index]
+
+    # -- prompts -------------------------------------------------------------------------------------------------
+    def prompt_text(self, line: dict[str, Any]) -> str:
+        """The text of a row's prompt; the plain question unless a kind says otherwise."""
+        return self.text(line, "question")
+
+    def build_prompt(self, line: dict[str, Any] | int) -> list[Part]:
+        """The row as a message: its images first, then one text part."""
+        _, row = self._row(line)
+        parts: list[Part] = [{"type": "image", "value": p} for p in self.image_paths(row)]
+        parts.append({"type": "text", "value": self.prompt_text(row)})
+        return parts
+
+    # -- scoring -------------------------------------------------------------------------------------------------
+    def evaluate(self, predictions: pd.DataFrame, *, fuzzy: bool = False) -> EvalResult:
+        """Score predictions (this table plus a `prediction` column, None where inference failed)."""
+        for column in ("index", "prediction", *self.answer_columns):
+            if column not in predictions.columns:
+                what = "the predictions" if column == "prediction" else str(self.tsv_path)
+                raise DatasetError(f"{what}: missing column `{column}`, needed to evaluate {self.name}")
+        return self._score(predictions.copy(), fuzzy=fuzzy)
+
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool) -> EvalResult:
+        raise NotImplementedError(f"{type(self).__name__} has no scorer")
+
+    def scorer_params(self) -> dict[str, Any]:
+        """The settings that decide how this dataset is scored (for info() and results.json)."""
+        return {}
+
+    def info(self) -> dict[str, Any]:
+        cls = type(self)
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "class": f"{cls.__module__}:{cls.__qualname__}",
+            "source": self.url or (f"datasets_tsv/{self.bundled}" if self.bundled else str(self.tsv_path)),
+            "tsv_path": str(self.tsv_path),
+            "md5": self.file_md5,
+            "n_total": len(self),
+            "image_folder": self.image_folder,
+            "scorer": self.scorer_params(),
+            "notes": list(self.notes),
+        }

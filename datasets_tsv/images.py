@@ -1,0 +1,422 @@
+"""Streaming TSV reading and the image decoder: one pass over a benchmark TSV writes every image once.
+
+TSV conventions (VLMEvalKit's):
+- `image` holds base64. A value of 64 characters or fewer is the `index` of another row whose image(s) this row
+  shares (that row may come later in the file). A value starting with `[` is a list (JSON or Python literal) of
+  base64 strings: a multi-image row.
+- `image_path` (a string, or a list for multi-image rows) names the decoded files, relative to the image folder.
+  Without it a single image is `<index><ext>` and the k-th image of a list `<index>_<k><ext>`.
+- A row with no `image` value but an `image_path` names files that already exist (absolute, or relative to the
+  image folder or to the TSV's folder); nothing is written for it. A row with neither has no image.
+
+What vlmkit does differently from VLMEvalKit, on purpose:
+- The original bytes are written (a JPEG stays that JPEG; the suffix comes from the bytes when no name gives
+  one); VLMEvalKit re-encodes through PIL and names every single image `.jpg`.
+- A row that references another row's image uses that row's file(s) instead of writing a copy (its own
+  `image_path`, if any, is ignored); chains of references are followed.
+- An existing file is reused only when its size equals the decoded size, so a folder left over from an older
+  TSV with the same indices is refreshed rather than silently reused.
+- Nothing is ever written outside the image folder, whatever `index` or `image_path` say.
+
+The `image` column is never held in memory as a whole: records are streamed one at a time (`iter_records`), both
+for the table without images (`read_table`) and for decoding, so a 200 MB TSV needs a few MB of working memory.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import csv
+import io
+import json
+import math
+import os
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm import tqdm
+
+from vlmkit.errors import DataError
+from vlmkit.files import UnsafePathError, contained_path, write_bytes_atomic
+from vlmkit.media import MediaError, b64_to_bytes, bytes_to_image, image_extension
+from vlmkit.message import IMAGE_EXTENSIONS
+
+REFERENCE_MAX_CHARS = 64  # VLMEvalKit: an `image` value this short is another row's index
+_FIELD_LIMIT = 2**31 - 1
+_KNOWN_SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
+
+
+class DatasetError(DataError):
+    """Bad dataset input; the text names the file, the row and the field.
+
+    A vlmkit.errors.DataError, so the CLI prints it as one line. Defined here because this is the lowest module
+    of the package; `datasets_tsv.base` re-exports it.
+    """
+
+
+def index_key(value: Any) -> str:
+    """The form in which indices are compared: `23`, `23.0` and ` 23 ` are one index; strings stay as they are."""
+    text = str(value).strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    if math.isfinite(number) and number == int(number):
+        return str(int(number))
+    return text
+
+
+def read_header(tsv: Path) -> list[str]:
+    """The column names of a TSV (its first record), read without touching the rest of the file."""
+    with open(tsv, "rb") as handle:
+        lines = iter(handle)
+        for raw in lines:
+            record = _next_record(lines, raw)
+            if record is not None:
+                return _header(record, tsv)
+    return []
+
+
+def iter_records(tsv: Path) -> tuple[list[str], Iterator[list[bytes]]]:
+    """(header, records) streamed one record at a time, fields as bytes; blank lines are skipped (as pandas does).
+
+    A line without a `"` is split on tabs directly (what the csv module would do, several times faster); a line
+    with one goes through the csv module, which also joins the lines of a quoted field that spans several.
+    Quoting is then the same as pandas' read_csv(sep="\\t").
+    """
+    records = _records(tsv)
+    first = next(records, None)
+    return (_header(first, tsv) if first is not None else []), records
+
+
+def _records(tsv: Path) -> Generator[list[bytes], None, None]:
+    with open(tsv, "rb") as handle:
+        lines = iter(handle)
+        for raw in lines:
+            record = _next_record(lines, raw)
+            if record is not None:
+                yield record
+
+
+def _header(record: list[bytes], tsv: Path) -> list[str]:
+    header = [_text(f, tsv, "header", "") for f in record]
+    if header and header[0].startswith("\ufeff"):
+        header[0] = header[0][1:]
+    return header
+
+
+def _next_record(lines: Iterator[bytes], raw: bytes) -> list[bytes] | None:
+    if not raw.strip(b"\r\n"):
+        return None
+    if b'"' not in raw:
+        return raw.rstrip(b"\r\n").split(b"\t")
+
+    def source() -> Iterator[str]:
+        yield raw.decode("utf-8", "surrogateescape")
+        for more in lines:  # pulled only while inside a quoted field
+            yield more.decode("utf-8", "surrogateescape")
+
+    if csv.field_size_limit() < _FIELD_LIMIT:  # the default 128 KiB is less than one base64 image
+        csv.field_size_limit(_FIELD_LIMIT)
+    record = next(csv.reader(source(), delimiter="\t"), [])
+    if not any(record):
+        return None
+    return [f.encode("utf-8", "surrogateescape") for f in record]
+
+
+def _text(field: bytes, tsv: Path, pos: int | str, column: str) -> str:
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{tsv}: row {pos}, field {column}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def read_table(tsv: Path, *, skip: str = "image", text_columns: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """Every column but skip, read as pandas reads the TSV, without ever holding the skipped column in memory.
+
+    The records are streamed, the kept fields re-written to an in-memory TSV and parsed by pandas (so types are
+    inferred exactly as read_csv infers them). Only an empty cell is missing; text_columns stay strings.
+    """
+    header, records = iter_records(tsv)
+    keep = [i for i, name in enumerate(header) if name != skip]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
+    writer.writerow([header[i] for i in keep])
+    for pos, record in enumerate(records):
+        if len(record) > len(header) and any(record[len(header):]):
+            raise DatasetError(f"{tsv}: row {pos} has {len(record)} fields but the header has {len(header)}")
+        writer.writerow([_text(record[i], tsv, pos, header[i]) if i < len(record) else "" for i in keep])
+    buffer.seek(0)
+    names = [header[i] for i in keep]
+    dtypes = {c: str for c in names if c in text_columns}
+    try:
+        return pd.read_csv(buffer, sep="\t", dtype=dtypes, keep_default_na=False, na_values=[""])
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DatasetError(f"{tsv}: cannot read as a TSV ({exc})") from None
+
+
+def parse_list(text: str) -> list[str] | None:
+    """A list value (`[...]` as JSON or a Python literal) as a list of strings; None when text is not a list."""
+    text = text.strip()
+    if not text.startswith("["):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return value
+
+
+B64 = str | bytes  # a base64 field as read (bytes from the stream, str from a parsed list)
+
+
+class _Decoder:
+    """State of one pass: where files go and how to name a row in an error."""
+
+    def __init__(self, tsv: Path, folder: Path) -> None:
+        self.tsv = tsv
+        self.folder = folder
+        self.written = 0
+        self.reused = 0
+
+    def where(self, pos: int, index: str, field: str) -> str:
+        return f"{self.tsv}: row {pos} (index {index}), field {field}"
+
+    def target(self, name: str, pos: int, index: str, field: str) -> Path:
+        try:
+            return contained_path(self.folder, name)
+        except UnsafePathError as exc:
+            where = self.where(pos, index, field)
+            raise DatasetError(f"{where}: {exc}; refusing to write outside {self.folder}") from None
+
+    def index_stem(self, index: str, pos: int) -> str:
+        if not index or any(sep in index for sep in ("/", "\\", os.sep)) or index in (".", ".."):
+            raise DatasetError(
+                f"{self.where(pos, index, 'index')}: {index!r} cannot name an image file (path separator or dot); "
+                "give an `image_path` column or a plain index"
+            )
+        return index
+
+    def materialise(self, b64: B64, name: str | None, stem: str, pos: int, index: str, field: str) -> str:
+        """Write one base64 image unless a file of the same size is there already; return its path."""
+        data: bytes | None = None
+        if name is not None and Path(name).suffix.lower() in IMAGE_EXTENSIONS:
+            path = self.target(name, pos, index, "image_path")
+        else:
+            data = self.decode(b64, pos, index, field) if _needs_full_decode(b64) else None
+            head = data[:16] if data is not None else self.head(b64, pos, index, field)
+            path = self.target((name or stem) + image_extension(head), pos, index, "image_path" if name else "index")
+        expected = len(data) if data is not None else _decoded_size(b64)
+        if expected is not None and _size(path) == expected:
+            self.reused += 1
+            return str(path)
+        if data is None:
+            data = self.decode(b64, pos, index, field)
+            if _size(path) == len(data):
+                self.reused += 1
+                return str(path)
+        write_bytes_atomic(path, data)
+        self.written += 1
+        return str(path)
+
+    def decode(self, b64: B64, pos: int, index: str, field: str) -> bytes:
+        try:
+            data = base64.b64decode(b64, validate=True)
+        except (binascii.Error, ValueError):
+            try:  # whitespace, missing padding or a data: prefix: the tolerant decoder
+                text = b64.decode("ascii", "replace") if isinstance(b64, bytes) else b64
+                data = b64_to_bytes(text)
+            except MediaError as exc:
+                raise DatasetError(f"{self.where(pos, index, field)}: {exc}") from None
+        if not data:
+            raise DatasetError(f"{self.where(pos, index, field)}: empty image")
+        if not _has_known_signature(data):
+            try:  # an unusual format: let PIL judge (rare, so the cost does not matter)
+                bytes_to_image(data)
+            except MediaError as exc:
+                raise DatasetError(f"{self.where(pos, index, field)}: {exc}") from None
+        return data
+
+    def head(self, b64: B64, pos: int, index: str, field: str) -> bytes:
+        try:
+            return base64.b64decode(b64[:16], validate=True)
+        except (binascii.Error, ValueError):
+            return self.decode(b64, pos, index, field)[:16]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
+def _needs_full_decode(b64: B64) -> bool:
+    """Whitespace or a data: prefix make the decoded size unknowable from the length alone."""
+    if isinstance(b64, str):
+        b64 = b64.encode("ascii", "replace")
+    return b64.startswith(b"data:") or b"\n" in b64 or b" " in b64 or b"\r" in b64
+
+
+def _decoded_size(b64: B64) -> int | None:
+    if _needs_full_decode(b64):
+        return None
+    padding = len(b64) - len(b64.rstrip("=" if isinstance(b64, str) else b"="))
+    if len(b64) % 4 == 0:
+        return len(b64) // 4 * 3 - padding
+    return len(b64) * 3 // 4  # unpadded base64
+
+
+def _has_known_signature(data: bytes) -> bool:
+    return data.startswith(_KNOWN_SIGNATURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP")
+
+
+def decode_images(
+    tsv: Path, folder: Path, *, index_keys: list[str] | None = None, progress: bool = False
+) -> list[list[str]]:
+    """One streaming pass over tsv: decode every image once into folder, reuse what is there.
+
+    Returns, for every row in file order, the absolute paths of its images ([] for a row without one).
+    index_keys, when given, are the `index_key`s of the rows as the table has them; a mismatch is an error rather
+    than images silently attached to the wrong rows.
+    """
+    header, records = iter_records(tsv)
+    columns = {name: i for i, name in enumerate(header)}
+    if "image" not in columns and "image_path" not in columns:
+        raise DatasetError(f"{tsv}: missing column `image` (or `image_path`), so the rows have no images")
+    if "index" not in columns:
+        raise DatasetError(f"{tsv}: missing column `index`")
+    folder.mkdir(parents=True, exist_ok=True)
+    decoder = _Decoder(tsv, folder)
+    files, references, position, raw_indices = _stream(decoder, records, columns, index_keys, progress)
+    if index_keys is not None and len(files) != len(index_keys):
+        raise DatasetError(f"{tsv}: {len(files)} rows now, {len(index_keys)} when the table was read")
+    resolved = {pos: _resolve_reference(decoder, files, references, position, pos, raw_indices[pos])
+                for pos in references}
+    for pos, paths in resolved.items():
+        files[pos] = paths
+    return [f if f is not None else [] for f in files]
+
+
+def _stream(
+    decoder: _Decoder,
+    records: Iterator[list[bytes]],
+    columns: dict[str, int],
+    index_keys: list[str] | None,
+    progress: bool,
+) -> tuple[list[list[str] | None], dict[int, str], dict[str, int], list[str]]:
+    """The pass itself: decode or note a reference for each row."""
+    tsv, folder = decoder.tsv, decoder.folder
+    col_index, col_image, col_path = columns["index"], columns.get("image"), columns.get("image_path")
+
+    files: list[list[str] | None] = []
+    references: dict[int, str] = {}  # row -> the index key whose images it shares
+    position: dict[str, int] = {}
+    raw_indices: list[str] = []
+    total = len(index_keys) if index_keys is not None else None
+    with tqdm(total=total, desc=f"images {folder.name}", unit="row", disable=not progress, leave=False) as bar:
+        for pos, record in enumerate(records):
+            index = _text(_cell(record, col_index), tsv, pos, "index").strip()
+            key = index_key(index)
+            if index_keys is not None and (pos >= len(index_keys) or index_keys[pos] != key):
+                raise DatasetError(f"{tsv}: row {pos} (index {index}): the rows changed since the table was read")
+            position.setdefault(key, pos)
+            raw_indices.append(index)
+            image = _cell(record, col_image).strip()
+            image_path = _text(_cell(record, col_path), tsv, pos, "image_path").strip()
+            if image and len(image) <= REFERENCE_MAX_CHARS and not image.startswith(b"["):
+                references[pos] = index_key(_text(image, tsv, pos, "image"))
+                files.append(None)
+            elif image:
+                files.append(_decode_row(decoder, image, image_path, pos, index))
+            elif image_path:
+                files.append(_existing_files(decoder, image_path, pos, index, tsv.parent))
+            else:
+                files.append([])
+            bar.update(1)
+    return files, references, position, raw_indices
+
+
+def _cell(record: list[bytes], col: int | None) -> bytes:
+    return record[col] if col is not None and col < len(record) else b""
+
+
+def _names(image_path: str, count: int, pos: int, index: str, decoder: _Decoder) -> list[str | None]:
+    """The file names image_path gives for count images (None each when it gives none)."""
+    if not image_path:
+        return [None] * count
+    listed = parse_list(image_path)
+    names = listed if listed is not None else [image_path]
+    if len(names) != count:
+        raise DatasetError(
+            f"{decoder.where(pos, index, 'image_path')}: {len(names)} name(s) for {count} image(s)"
+        )
+    return [n.strip() or None for n in names]
+
+
+def _decode_row(decoder: _Decoder, image: bytes, image_path: str, pos: int, index: str) -> list[str]:
+    if image.startswith(b"["):
+        images = parse_list(_text(image, decoder.tsv, pos, "image"))
+        if images is None:
+            raise DatasetError(f"{decoder.where(pos, index, 'image')}: starts with '[' but is not a list of strings")
+        names = _names(image_path, len(images), pos, index, decoder)
+        stem = decoder.index_stem(index, pos)
+        return [
+            decoder.materialise(b64, name, f"{stem}_{k}", pos, index, f"image[{k}]")
+            for k, (b64, name) in enumerate(zip(images, names))
+        ]
+    [name] = _names(image_path, 1, pos, index, decoder)
+    stem = decoder.index_stem(index, pos) if name is None else ""
+    return [decoder.materialise(image, name, stem, pos, index, "image")]
+
+
+def _existing_files(decoder: _Decoder, image_path: str, pos: int, index: str, tsv_dir: Path) -> list[str]:
+    """Rows without base64: image_path names files that must already exist (nothing is written)."""
+    listed = parse_list(image_path)
+    out = []
+    for name in listed if listed is not None else [image_path]:
+        candidates = [Path(name)] if os.path.isabs(name) else []
+        for base in (decoder.folder, tsv_dir):
+            if not os.path.isabs(name):
+                try:
+                    candidates.append(contained_path(base, name))
+                except UnsafePathError:
+                    pass
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            raise DatasetError(
+                f"{decoder.where(pos, index, 'image_path')}: no image data and no file {name!r} "
+                f"(looked in {decoder.folder} and {tsv_dir})"
+            )
+        out.append(str(found))
+    return out
+
+
+def _resolve_reference(
+    decoder: _Decoder,
+    files: list[list[str] | None],
+    references: dict[int, str],
+    position: dict[str, int],
+    pos: int,
+    index: str,
+) -> list[str]:
+    """The images of the row that pos references, following chains of references (with a cycle guard)."""
+    seen = {pos}
+    target = position.get(references[pos])
+    while target is not None and target in references and target not in seen:
+        seen.add(target)
+        target = position.get(references[target])
+    if target is None or target in references:
+        raise DatasetError(
+            f"{decoder.where(pos, index, 'image')}: {references[pos]!r} is too short to be an image and is not "
+            "the index of a row that has one"
+        )
+    return files[target]  # type: ignore[return-value]

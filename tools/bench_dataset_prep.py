@@ -1,0 +1,107 @@
+"""Measure dataset preparation: the first build_prompt pass over every row (all images decoded) and the second.
+
+    python tools/bench_dataset_prep.py                 # a 4329-row MMBench-like TSV (about 214 MB) in a temp LMUData
+    python tools/bench_dataset_prep.py --tsv PATH.tsv  # an existing TSV (its images go to a temp LMUData)
+
+Each measurement runs in a fresh Python process and prints: seconds to construct the dataset (MD5 + table),
+seconds for the pass, and the process's peak RSS. "first" decodes and writes every image; "second" finds them
+all in place. "floor" is the raw cost on this machine of splitting the lines, decoding the base64 and writing
+the files with nothing else (no checks, no prompts), to judge the first pass against. Disk speed on a shared
+machine varies a lot from minute to minute: compare figures from one invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHILD = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+from datasets_tsv.registry import build_dataset
+t1 = time.perf_counter()
+dataset = build_dataset(sys.argv[1], root=sys.argv[2], progress=False)
+t2 = time.perf_counter()
+parts = sum(len(dataset.build_prompt(i)) for i in range(len(dataset)))
+t3 = time.perf_counter()
+print(json.dumps({"import_s": t1 - t0, "construct_s": t2 - t1, "pass_s": t3 - t2, "rows": len(dataset),
+                  "parts": parts, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+FLOOR = r"""
+import base64, json, resource, sys, time
+from pathlib import Path
+tsv, out = Path(sys.argv[1]), Path(sys.argv[2])
+out.mkdir(parents=True, exist_ok=True)
+t0 = time.perf_counter()
+with open(tsv, "rb") as handle:
+    header = next(handle).rstrip(b"\r\n").split(b"\t")
+    col_index, col_image = header.index(b"index"), header.index(b"image")
+    for line in handle:
+        fields = line.rstrip(b"\r\n").split(b"\t")
+        if len(fields[col_image]) > 64:
+            with open(out / (fields[col_index].decode() + ".jpg"), "wb") as f:
+                f.write(base64.b64decode(fields[col_image]))
+print(json.dumps({"pass_s": time.perf_counter() - t0,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def run_child(code: str, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"measurement failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def folder_size(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tsv", type=Path, help="an existing TSV to measure instead of a generated one")
+    parser.add_argument("--rows", type=int, default=4329, help="rows of the generated TSV")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-floor", action="store_true", help="skip the raw decode+write floor")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="vlmkit-bench-") as tmp:
+        root = Path(tmp) / "LMUData"
+        root.mkdir()
+        if args.tsv is not None:
+            target, tsv = str(args.tsv.resolve()), args.tsv.resolve()
+        else:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from make_mmbench_like import make_mmbench_like
+
+            tsv = root / "MMBench_like.tsv"
+            began = time.perf_counter()
+            make_mmbench_like(tsv, rows=args.rows, seed=args.seed)
+            print(f"generated {tsv.name}: {args.rows} rows, {tsv.stat().st_size / 1e6:.1f} MB "
+                  f"in {time.perf_counter() - began:.1f} s")
+            target = tsv.stem
+        print(f"machine: {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}")
+        print(f"{'pass':<8}{'construct s':>13}{'pass s':>10}{'total s':>10}{'peak RSS MB':>14}")
+        for label in ("first", "second"):
+            figures = run_child(CHILD, target, str(root))
+            total = figures["construct_s"] + figures["pass_s"]
+            print(f"{label:<8}{figures['construct_s']:>13.2f}{figures['pass_s']:>10.2f}{total:>10.2f}"
+                  f"{figures['peak_rss_mb']:>14.0f}")
+        n_files, n_bytes = folder_size(root / "images")
+        print(f"images: {n_files} files, {n_bytes / 1e6:.1f} MB; {figures['rows']} rows, {figures['parts']} parts")
+        if not args.no_floor:
+            floor = run_child(FLOOR, str(tsv), str(Path(tmp) / "floor"))
+            print(f"{'floor':<8}{'':>13}{floor['pass_s']:>10.2f}{'':>10}{floor['peak_rss_mb']:>14.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
