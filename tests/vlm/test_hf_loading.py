@@ -61,7 +61,7 @@ def test_missing_repo_says_what_to_do(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "\n" not in message
     assert f"model weights for {REPO} not found locally" in message
     assert str(cache) in message
-    assert f"huggingface-cli download {REPO}" in message and "--model-path" in message
+    assert f"hf download {REPO}" in message and "--model-path" in message
 
 
 def test_registry_name_without_weights_fails_fast(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -51,7 +51,7 @@ def resolve_model_path(model_path: str, cache_dir: str | Path | None = None) -> 
     if snapshot is None:
         raise ModelNotFoundError(
             f"model weights for {model_path} not found locally (looked in {cache}); download them with "
-            f"`huggingface-cli download {model_path}` or pass --model-path DIR"
+            f"`hf download {model_path}` or pass --model-path DIR"
         )
     return _check_model_dir(snapshot, f"cached snapshot of {model_path}")
 

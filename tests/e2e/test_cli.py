@@ -1,0 +1,91 @@
+"""The `vlmkit` command as a user meets it: listings, one-line errors, and a local model through the run loop."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.datasets_tsv.tsvs import b64, image_bytes, write_tsv
+
+
+def vlmkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "vlmkit.cli", *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=300
+    )
+
+
+def test_list_models_shows_alias_targets():
+    out = vlmkit("list", "models").stdout
+    assert "qwen-vl" in out and "alias of Qwen2.5-VL-7B-Instruct" in out
+    assert "llava-1.5-7b-hf" in out and "gpt-4o-mini" in out
+
+
+def test_list_datasets_shows_the_catalog():
+    out = vlmkit("list", "datasets").stdout
+    assert "MMBench_DEV_EN" in out and "POPE" in out and "vlmkit_demo_mcq" in out
+
+
+def test_unknown_names_are_one_line_errors_with_did_you_mean(lmu_root: Path):
+    result = vlmkit("run", "--data", "MMBench_DEV_EM", "--model", "gpt-4o-mini", env={"LMUData": str(lmu_root)})
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "Did you mean: MMBench_DEV_EN" in result.stderr
+    result = vlmkit("run", "--data", "MMBench_DEV_EN", "--model", "qwen-v")
+    assert result.returncode == 2 and "Did you mean: qwen-vl" in result.stderr
+
+
+def yorn_tsv(path: Path, n: int = 6) -> Path:
+    colours = ["red", "blue"]
+    rows = [
+        {"index": i, "image": b64(image_bytes(colours[i % 2])), "question": f"Is the picture {colours[i % 2]}?",
+         "answer": "Yes" if i % 3 else "No", "category": "colour"}
+        for i in range(n)
+    ]
+    return write_tsv(path, rows)
+
+
+def test_missing_local_weights_say_how_to_point_at_them(lmu_root: Path, tmp_path: Path):
+    yorn_tsv(lmu_root / "MyYN.tsv")
+    cache = tmp_path / "empty-hf-cache"
+    cache.mkdir()
+    result = vlmkit(
+        "run", "--data", "MyYN", "--model", "qwen-vl", "--work-dir", str(tmp_path / "out"),
+        env={"LMUData": str(lmu_root), "HF_HUB_CACHE": str(cache), "HF_HUB_OFFLINE": "1"},
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Qwen/Qwen2.5-VL-7B-Instruct" in result.stderr and "--model-path DIR" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def tiny_llava(tmp_path_factory) -> Path:
+    from tests.tiny_models import build_tiny_llava
+
+    return build_tiny_llava(tmp_path_factory.mktemp("models") / "tiny-llava")
+
+
+def test_local_model_runs_through_the_cli_with_batching(lmu_root: Path, tmp_path: Path, tiny_llava: Path):
+    yorn_tsv(lmu_root / "MyYN.tsv")
+    work = tmp_path / "out"
+    args = ["run", "--data", "MyYN", "--model", "tiny", "--model-path", str(tiny_llava), "--batch-size", "4",
+            "--max-tokens", "4", "--work-dir", str(work)]
+    result = vlmkit(*args, env={"LMUData": str(lmu_root), "OMP_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr
+    results = json.loads((work / "tiny" / "MyYN" / "results.json").read_text())
+    assert results["status"] == "success" and results["counts"]["completed"] == 6
+    assert results["model"]["settings"]["batch_size"] == 4 and results["model"]["settings"]["max_new_tokens"] == 4
+    assert results["dataset"]["kind"] == "yorn" and results["scoring"]["scorer"] == "yorn_acc"
+    assert results["usage"]["output_tokens"] > 0
+    records = [json.loads(line) for line in (work / "tiny" / "MyYN" / "predictions.jsonl").open()]
+    assert all(isinstance(r["prediction"], str) and r["error"] is None for r in records)
+    assert records[0]["prompt"][0]["content"][0]["type"] == "image"  # a path, never base64
+    assert Path(records[0]["prompt"][0]["content"][0]["value"]).is_file()
+    assert (work / "tiny" / "tiny_MyYN_score.csv").is_file()
+
+    again = vlmkit(*args, env={"LMUData": str(lmu_root), "OMP_NUM_THREADS": "1"})  # all done: nothing asked
+    assert again.returncode == 0
+    assert len((work / "tiny" / "MyYN" / "journal.jsonl").read_text().splitlines()) == 1 + 6
