@@ -26,18 +26,36 @@ class BaseModel:
         """The answer text for one message (list of parts, list of strings, or conversation turns)."""
         return self.generate_full(msgs, dataset).text
 
-    def generate_full(self, msgs: Sequence[Any], dataset: str | None = None) -> Generation:
-        """Text plus usage. Subclasses implement this one, or `generate`; at least one of the two."""
+    def generate_full(
+        self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
+    ) -> Generation:
+        """Text plus usage. Subclasses implement this one, or `generate`; at least one of the two.
+
+        params: per-request generation parameters (see vlmkit.generation.GENERATION_PARAMS) that override the
+        model's own settings for this call. A model that implements only `generate` cannot take them and says so.
+        """
         if type(self).generate is BaseModel.generate:
             raise NotImplementedError(f"{type(self).__name__} implements neither generate nor generate_full")
+        if params:
+            raise UnsupportedInputError(
+                f"{type(self).__name__} implements only generate(); it cannot apply per-request parameters {sorted(params)}"
+            )
         return Generation(text=self.generate(msgs, dataset))
 
-    def generate_batch(self, batch: Sequence[Sequence[Any]], dataset: str | None = None) -> list[Generation | BaseException]:
-        """One result per message: a Generation, or the exception that message raised (the others still run)."""
+    def generate_batch(
+        self,
+        batch: Sequence[Sequence[Any]],
+        dataset: str | None = None,
+        params: Sequence[dict[str, Any] | None] | None = None,
+    ) -> list[Generation | BaseException]:
+        """One result per message: a Generation, or the exception that message raised (the others still run).
+
+        params, when given, holds one parameter dict (or None) per message."""
+        per_message = list(params) if params is not None else [None] * len(batch)
         results: list[Generation | BaseException] = []
-        for msgs in batch:
+        for msgs, message_params in zip(batch, per_message):
             try:
-                results.append(self.generate_full(msgs, dataset))
+                results.append(self.generate_full(msgs, dataset, message_params))
             except Exception as exc:  # one bad sample must not sink the batch
                 results.append(exc)
         return results

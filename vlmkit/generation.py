@@ -6,6 +6,24 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+# Per-request generation parameters a dataset row may set (Ark `parameters`, AISBench per-row `max_tokens`).
+# Models map them onto their own API: an OpenAI body takes them as they are; transformers' generate takes
+# max_tokens as max_new_tokens and stop as stop_strings.
+GENERATION_PARAMS = frozenset(
+    {"max_tokens", "temperature", "top_p", "top_k", "stop", "seed", "presence_penalty", "frequency_penalty",
+     "repetition_penalty", "ignore_eos"}
+)
+
+
+def check_params(params: dict[str, Any] | None, where: str = "parameters") -> dict[str, Any]:
+    """The params as a dict; ValueError naming an unknown key (so a typo never passes silently)."""
+    params = dict(params or {})
+    unknown = sorted(set(params) - GENERATION_PARAMS)
+    if unknown:
+        raise ValueError(f"{where}: unknown generation parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(GENERATION_PARAMS))}")
+    return params
+
+
 @dataclass
 class Usage:
     input_tokens: int = 0

@@ -29,6 +29,7 @@ class Task:
     index: Any
     msgs: list[Any]
     target: Any = None
+    params: dict[str, Any] | None = None  # per-request generation parameters from the dataset row
 
 
 def prompt_for_record(msgs: Sequence[Any]) -> list[dict[str, Any]]:
@@ -52,6 +53,8 @@ def prompt_hash(stored_prompt: list[dict[str, Any]]) -> str:
 def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | None) -> dict[str, Any]:
     stored = prompt_for_record(task.msgs)
     record: dict[str, Any] = {"index": task.index, "prompt": stored, "prompt_hash": prompt_hash(stored), "target": task.target}
+    if task.params:
+        record["params"] = task.params
     if isinstance(result, BaseException):
         record.update(prediction=None, error=error_record(result), usage=None, latency_ms=elapsed_ms)
     else:
@@ -73,7 +76,7 @@ def run_api(model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str
     def call(task: Task) -> tuple[Task, Generation | BaseException, float]:
         start = time.perf_counter()
         try:
-            result: Generation | BaseException = model.generate_full(task.msgs, dataset)
+            result: Generation | BaseException = model.generate_full(task.msgs, dataset, task.params)
         except Exception as exc:  # recorded as a typed error, retried on the next run
             result = exc
         return task, result, (time.perf_counter() - start) * 1000
@@ -115,7 +118,9 @@ def run_local(model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: s
             batch = tasks[start : start + size]
             began = time.perf_counter()
             try:
-                results: list[Generation | BaseException] = model.generate_batch([t.msgs for t in batch], dataset)
+                results: list[Generation | BaseException] = model.generate_batch(
+                    [t.msgs for t in batch], dataset, [t.params for t in batch]
+                )
             except Exception as exc:
                 results = [exc] * len(batch)
             elapsed = (time.perf_counter() - began) * 1000 / len(batch)

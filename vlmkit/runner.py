@@ -156,7 +156,8 @@ class Runner:
             msgs = model.build_prompt(line, dataset.name)
         else:
             msgs = dataset.build_prompt(line)
-        return Task(index=line["index"], msgs=msgs, target=line.get("answer"))
+        params = dataset.generation_params(line) if hasattr(dataset, "generation_params") else None
+        return Task(index=line["index"], msgs=msgs, target=line.get("answer"), params=params or None)
 
     @staticmethod
     def _fingerprint(spec: ModelSpec, dataset: Any) -> dict[str, Any]:

@@ -131,8 +131,9 @@ class OpenAICompatModel(BaseModel):
             headers["Authorization"] = f"Bearer {self.__key}"
         return headers
 
-    def request_body(self, msgs: Sequence[Any]) -> dict[str, Any]:
-        """The JSON body for one message (after the capability check); `extra_body` keys win."""
+    def request_body(self, msgs: Sequence[Any], params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON body for one message (after the capability check); `extra_body` keys override the model's
+        settings, and per-request params (passed through as OpenAI-style fields) override both."""
         turns = self.prepare(msgs)
         messages = to_openai_messages(turns, system_prompt=self.system_prompt, img_max_side=self.img_max_side)
         body: dict[str, Any] = {
@@ -142,10 +143,13 @@ class OpenAICompatModel(BaseModel):
             "max_tokens": self.max_tokens,
         }
         body.update(self.extra_body)
+        body.update(params or {})
         return body
 
-    def generate_full(self, msgs: Sequence[Any], dataset: str | None = None) -> Generation:
-        body = self.request_body(msgs)
+    def generate_full(
+        self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
+    ) -> Generation:
+        body = self.request_body(msgs, params)
         response = post_json(
             self._session,
             self.url,

@@ -18,6 +18,7 @@ torch and transformers are imported when a model is built, not when this module 
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -137,33 +138,49 @@ class HFVisionModel(BaseModel):
 
     # ---------------------------------------------------------------------------------------------- generation
 
-    def generate_full(self, msgs: Sequence[Any], dataset: str | None = None) -> Generation:
-        result = self.generate_batch([msgs], dataset)[0]
+    def generate_full(
+        self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
+    ) -> Generation:
+        result = self.generate_batch([msgs], dataset, [params])[0]
         if isinstance(result, BaseException):
             raise result
         return result
 
-    def generate_batch(self, batch: Sequence[Sequence[Any]], dataset: str | None = None) -> list[Generation | BaseException]:
-        """One left-padded `generate` per `batch_size` messages; a message that fails gets its exception."""
+    def generate_batch(
+        self,
+        batch: Sequence[Sequence[Any]],
+        dataset: str | None = None,
+        params: Sequence[dict[str, Any] | None] | None = None,
+    ) -> list[Generation | BaseException]:
+        """One left-padded `generate` per `batch_size` messages that share their parameters; a message that fails
+        gets its exception."""
+        per_message = list(params) if params is not None else [None] * len(batch)
         results: list[Generation | BaseException | None] = [None] * len(batch)
-        ready: list[tuple[int, list[dict[str, Any]]]] = []
-        for i, msgs in enumerate(batch):
+        groups: dict[str, list[tuple[int, list[dict[str, Any]]]]] = {}
+        options: dict[str, dict[str, Any]] = {}
+        for i, (msgs, message_params) in enumerate(zip(batch, per_message)):
             try:
-                ready.append((i, self._conversation(self.prepare(msgs))))
+                key = json.dumps(message_params or {}, sort_keys=True, default=str)
+                if key not in options:
+                    options[key] = self._generation_options(message_params)
+                groups.setdefault(key, []).append((i, self._conversation(self.prepare(msgs))))
             except Exception as exc:  # a bad sample fails alone
                 results[i] = exc
-        for start in range(0, len(ready), self.batch_size):
-            chunk = ready[start : start + self.batch_size]
-            for (i, _), result in zip(chunk, self._run_chunk([conv for _, conv in chunk])):
-                results[i] = result
+        for key, ready in groups.items():
+            for start in range(0, len(ready), self.batch_size):
+                chunk = ready[start : start + self.batch_size]
+                for (i, _), result in zip(chunk, self._run_chunk([conv for _, conv in chunk], options[key])):
+                    results[i] = result
         return results  # type: ignore[return-value]
 
     def _conversation(self, turns: list[Turn]) -> list[dict[str, Any]]:
         return to_hf_conversation(turns, interleave=self.interleave)
 
-    def _run_chunk(self, conversations: list[list[dict[str, Any]]]) -> list[Generation | BaseException]:
+    def _run_chunk(
+        self, conversations: list[list[dict[str, Any]]], options: dict[str, Any]
+    ) -> list[Generation | BaseException]:
         try:
-            return self._generate(conversations)  # type: ignore[return-value]
+            return self._generate(conversations, options)  # type: ignore[return-value]
         except Exception as exc:
             if len(conversations) == 1:
                 return [exc]
@@ -171,12 +188,12 @@ class HFVisionModel(BaseModel):
         out: list[Generation | BaseException] = []
         for conversation in conversations:
             try:
-                out.extend(self._generate([conversation]))
+                out.extend(self._generate([conversation], options))
             except Exception as exc:
                 out.append(exc)
         return out
 
-    def _generate(self, conversations: list[list[dict[str, Any]]]) -> list[Generation]:
+    def _generate(self, conversations: list[list[dict[str, Any]]], options: dict[str, Any]) -> list[Generation]:
         import torch
 
         inputs = self.processor.apply_chat_template(
@@ -188,8 +205,11 @@ class HFVisionModel(BaseModel):
             processor_kwargs={"padding": True},
         )
         inputs = inputs.to(self.input_device, dtype=self.torch_dtype)
+        options = dict(options)
+        if "seed" in options:
+            torch.manual_seed(options.pop("seed"))
         with torch.inference_mode():
-            output = self.model.generate(**inputs, **self._generation_options())
+            output = self.model.generate(**inputs, **options)
         prompt_len = inputs["input_ids"].shape[1]
         new_tokens = output[:, prompt_len:]
         texts = self.processor.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
@@ -203,16 +223,30 @@ class HFVisionModel(BaseModel):
             for text, n_in, row in zip(texts, input_counts, new_tokens)
         ]
 
-    def _generation_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {
-            "max_new_tokens": self.max_new_tokens,
-            "pad_token_id": self.processor.tokenizer.pad_token_id,
-        }
-        if self.temperature > 0:
-            options.update(do_sample=True, temperature=self.temperature)
+    def _generation_options(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """transformers generate() arguments: the model's settings, then per-request params mapped onto them."""
+        params = dict(params or {})
+        unsupported = sorted({"presence_penalty", "frequency_penalty"} & set(params))
+        if unsupported:
+            raise UnsupportedInputError(f"{self.model_path}: transformers generate has no {', '.join(unsupported)}")
+        max_new = int(params.pop("max_tokens", self.max_new_tokens))
+        temperature = float(params.pop("temperature", self.temperature))
+        options: dict[str, Any] = {"max_new_tokens": max_new, "pad_token_id": self.processor.tokenizer.pad_token_id}
+        if temperature > 0:
+            options.update(do_sample=True, temperature=temperature)
         else:
             options.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         options.update(self.generate_kwargs)
+        if params.pop("ignore_eos", False):
+            options["min_new_tokens"] = max_new
+        stop = params.pop("stop", None)
+        if stop:
+            options.update(stop_strings=[stop] if isinstance(stop, str) else list(stop), tokenizer=self.processor.tokenizer)
+        if temperature > 0:
+            options.update({k: params.pop(k) for k in ("top_p", "top_k") if k in params})
+        else:
+            params.pop("top_p", None), params.pop("top_k", None)  # meaningless under greedy decoding
+        options.update(params)  # seed, repetition_penalty
         return options
 
     def _eos_ids(self) -> set[int]:
