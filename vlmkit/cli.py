@@ -59,7 +59,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(summary_rows(outcomes))
     for outcome in outcomes:
         print(f"{outcome.model} x {outcome.dataset}: {outcome.files.get('results')}")
-    return 0 if all(o.status in ("success", "inferred", "no_target") for o in outcomes) else 3
+    return 0 if all(o.status in ("success", "inferred", "no_target", "shard_done") for o in outcomes) else 3
 
 
 def _cmd_list(args: argparse.Namespace) -> int:

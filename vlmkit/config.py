@@ -38,3 +38,8 @@ def hf_hub_cache() -> Path:
 def dist_rank_world() -> tuple[int, int]:
     """(rank, world size) under torchrun; (0, 1) otherwise."""
     return int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def dist_local_rank() -> int:
+    """This process's rank on its host under torchrun (which GPU it takes)."""
+    return int(os.environ.get("LOCAL_RANK", "0"))

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from vlmkit.distributed import barrier, local_rank_device, rank_world
 from vlmkit.inference import Task, run_api, run_local
 from vlmkit.journal import Journal, index_keys
 from vlmkit.resolve import HF_TARGET, ModelOptions, ModelSpec, model_folder_name, resolve_model
@@ -56,7 +57,7 @@ class DatasetRun:
 
     model: str
     dataset: str
-    status: str  # success | partial | inferred | no_target
+    status: str  # success | partial | inferred | no_target | shard_done (a rank > 0 of a sharded run)
     n_total: int
     n_completed: int
     n_errors: int
@@ -88,10 +89,13 @@ class Runner:
         rows = dataset.data if self.options.limit is None else dataset.data.head(self.options.limit)
         keys = index_keys(rows["index"])
 
-        journal = Journal(run_dir / "journal.jsonl", self._fingerprint(spec, dataset))
+        rank, world = rank_world()
+        journal = Journal(run_dir / ("journal.jsonl" if world == 1 else f"journal.rank{rank}.jsonl"), self._fingerprint(spec, dataset))
         self._check_fingerprint(journal)
-        journal.load()
-        pending = [pos for pos, key in enumerate(keys) if key not in journal.done()]
+        done = {k for k, rec in self._all_records(run_dir, journal).items() if rec.get("error") is None}
+        # Rank r owns rows r, r+world, ...: a partition of positions, the same on every rank whatever is done.
+        mine = range(rank, len(keys), world)
+        pending = [pos for pos in mine if keys[pos] not in done]
 
         if self.options.mode in ("all", "infer") and pending:
             model = self._model(spec)
@@ -103,14 +107,19 @@ class Runner:
                 else:
                     run_local(model, tasks, journal, dataset=dataset.name, batch_size=self.options.batch_size, desc=desc)
 
-        records = journal.records
+        if world > 1:
+            barrier()  # every rank has journalled its share
+            if rank != 0:  # rank 0 merges the journals and scores
+                ok = sum(1 for rec in journal.records.values() if rec.get("error") is None)
+                return DatasetRun(spec.name, dataset.name, "shard_done", len(mine), ok, len(journal.records) - ok)
+        records = self._all_records(run_dir, journal)
         predictions = [records.get(k, {}).get("prediction") if records.get(k, {}).get("error") is None else None for k in keys]
         n_completed = sum(p is not None for p in predictions)
         n_errors = sum(1 for k in keys if records.get(k, {}).get("error") is not None)
         table = rows.copy()
         table["prediction"] = predictions
 
-        files = {"journal": str(journal.path)}
+        files = {"journal": str(journal.path) if world == 1 else str(run_dir / "journal.rank*.jsonl")}
         xlsx = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}.xlsx"
         truncated = write_prediction_table(xlsx, table)
         files["predictions_xlsx"] = str(xlsx)
@@ -145,6 +154,8 @@ class Runner:
             run_kwargs: dict[str, Any] = {}
             if spec.target == HF_TARGET:
                 run_kwargs["batch_size"] = self.options.batch_size
+                if rank_world()[1] > 1 and "device" not in spec.kwargs:
+                    run_kwargs["device"] = local_rank_device()
             elif spec.is_api:
                 run_kwargs["pool_size"] = max(64, self.options.nproc)
             self._models[spec.name] = spec.build(**run_kwargs)
@@ -168,6 +179,21 @@ class Runner:
             "dataset": dataset.name,
             "dataset_md5": dataset.file_md5,
         }
+
+    def _all_records(self, run_dir: Path, own: Journal) -> dict[str, dict[str, Any]]:
+        """Records of every journal in run_dir written under the same settings (all ranks of a sharded run, or an
+        earlier run with another world size); a successful record wins over an error for the same index."""
+        merged: dict[str, dict[str, Any]] = {}
+        for path in sorted(run_dir.glob("journal*.jsonl")):
+            if ".stale" in path.name:
+                continue
+            journal = Journal(path, own.fingerprint)
+            if journal.stored_fingerprint() != own.fingerprint and not self.options.reuse:
+                continue
+            for key, record in journal.load().items():
+                if key not in merged or merged[key].get("error") is not None:
+                    merged[key] = record
+        return merged
 
     def _check_fingerprint(self, journal: Journal) -> None:
         stored = journal.stored_fingerprint()

@@ -82,10 +82,10 @@ def question_key(request: Recorded) -> str:
     return "".join(p.get("text", "") for p in parts if p.get("type") == "text")
 
 
-def vlmkit(args: list[str], lmu: Path, work: Path, **popen) -> subprocess.Popen:
-    env = {**os.environ, "LMUData": str(lmu), "OPENAI_API_KEY": "sk-e2e-secret-key-0123456789"}
+def vlmkit(args: list[str], lmu: Path, work: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    env = {**(env or os.environ), "LMUData": str(lmu), "OPENAI_API_KEY": "sk-e2e-secret-key-0123456789"}
     cmd = [sys.executable, "-m", "vlmkit.cli", "run", "--work-dir", str(work), *args]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 @pytest.fixture
@@ -176,3 +176,34 @@ def test_failed_calls_are_errors_not_predictions_and_are_retried(lmu: Path, tmp_
         [again] = Runner(RunOptions(work_dir=work, nproc=2, root=lmu, progress=False), options).run(["MyCircular"], ["served"])
         assert len(server.requests) - asked_before == 4  # only the failed samples are asked again
         assert again.status == "success" and again.evaluation.metrics["Overall"] == pytest.approx(EXPECTED_OVERALL)
+
+
+def test_sharded_run_under_torchrun_env_asks_each_sample_once(lmu: Path, tmp_path: Path) -> None:
+    """Two ranks (as torchrun starts them) split the rows; rank 0 merges both journals and scores."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    work = tmp_path / "outputs"
+    with FaultServer(key_answer) as server:
+        args = ["--data", "MyCircular", "--model", "served", "--api-base", server.base_url, "--nproc", "2"]
+        ranks = []
+        for rank in (0, 1):
+            env = {"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
+            ranks.append(vlmkit(args, lmu, work, env={**os.environ, **env}))
+        outputs = [p.communicate(timeout=180) for p in ranks]
+        assert [p.returncode for p in ranks] == [0, 0], outputs
+
+    answered = Counter(question_key(r) for r in server.requests)
+    assert len(answered) == 24 and set(answered.values()) == {1}
+    run_dir = work / "served" / "MyCircular"
+    shards = [len(json_lines(run_dir / f"journal.rank{r}.jsonl")) for r in (0, 1)]
+    assert shards == [12, 12]
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["scoring"]["metrics"]["Overall"] == pytest.approx(EXPECTED_OVERALL)
+    assert results["counts"]["completed"] == 24
+
+
+def json_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
