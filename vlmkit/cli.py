@@ -10,8 +10,18 @@ from pathlib import Path
 
 def _run_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="infer and evaluate models on datasets", description="Infer, score, report.")
-    p.add_argument("--data", nargs="+", required=True, metavar="NAME", help="catalog names, $LMUData/<name>.tsv, or .tsv paths")
-    p.add_argument("--model", nargs="+", required=True, metavar="NAME", help="registry names, served model ids, or local dirs")
+    p.add_argument("--data", nargs="+", default=[], metavar="NAME", help="catalog names, $LMUData/<name>.tsv, or .tsv paths")
+    p.add_argument("--model", nargs="+", default=[], metavar="NAME", help="registry names, served model ids, or local dirs")
+    p.add_argument("--config", type=Path, default=None, help="a JSON/YAML run file (data, model, custom_datasets, options)")
+    custom = p.add_argument_group("custom datasets (AISBench / OpenCompass / EvalScope / Ark formats)")
+    custom.add_argument("--custom-dataset-path", nargs="+", default=[], metavar="PATH", help=".csv/.jsonl files or EvalScope directories")
+    custom.add_argument("--custom-dataset-meta-path", default=None, help="a .meta.json (default: <file>.meta.json beside the file)")
+    custom.add_argument("--custom-dataset-data-type", choices=("mcq", "qa"), default=None, help="default: detected (options present -> mcq)")
+    custom.add_argument("--custom-dataset-infer-method", default="gen", help="gen (ppl is not supported)")
+    custom.add_argument("--few-shot", type=int, default=0, help="few-shot examples from the {subset}_dev file (EvalScope layout)")
+    custom.add_argument("--subset", nargs="+", default=None, help="EvalScope subsets (default: every {subset}_val file)")
+    custom.add_argument("--seed", type=int, default=0, help="seed of .meta.json shuffle/random sampling")
+    custom.add_argument("--qa-metrics", nargs="+", choices=("em", "contains", "bleu", "rouge"), default=["em", "contains"])
     p.add_argument("--mode", choices=("all", "infer", "eval"), default="all")
     p.add_argument("--work-dir", type=Path, default=Path("outputs"), help="results go to WORK_DIR/<model>/ (default: outputs)")
     p.add_argument("--limit", type=int, default=None, help="only the first N rows of each dataset")
@@ -43,9 +53,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _custom_entries(args: argparse.Namespace) -> list[dict]:
+    from vlmkit.errors import DataError
+
+    if args.custom_dataset_meta_path and len(args.custom_dataset_path) != 1:
+        raise DataError("--custom-dataset-meta-path goes with exactly one --custom-dataset-path")
+    return [
+        {
+            "path": path, "meta_path": args.custom_dataset_meta_path, "data_type": args.custom_dataset_data_type,
+            "infer_method": args.custom_dataset_infer_method, "few_shot": args.few_shot, "subsets": args.subset,
+            "seed": args.seed, "qa_metrics": tuple(args.qa_metrics),
+        }
+        for path in args.custom_dataset_path
+    ]
+
+
+def _apply_config(args: argparse.Namespace) -> list[dict]:
+    """Merge a --config file into args (flags given on the command line win) and return its custom entries."""
+    from vlmkit.errors import DataError
+    from vlmkit.run_config import load_run_config
+
+    config = load_run_config(args.config)
+    args.data = config.data + args.data
+    args.model = config.model + args.model
+    defaults = vars(build_parser().parse_args(["run"]))
+    for key, value in config.options.items():
+        if key in ("data", "model", "config", "func") or key not in defaults:
+            raise DataError(f"{args.config}: options.{key} is not a `vlmkit run` option")
+        if getattr(args, key) == defaults[key]:
+            setattr(args, key, Path(value) if key in ("work_dir", "lmudata") else value)
+    return config.custom_datasets
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    from vlmkit.errors import DataError
     from vlmkit.resolve import ModelOptions
     from vlmkit.runner import RunOptions, Runner, summary_rows
+
+    custom = _apply_config(args) if args.config else []
+    custom += _custom_entries(args)
+    if not args.model:
+        raise DataError("no model: give --model NAME (or `model:` in the --config file)")
+    if not args.data and not custom:
+        raise DataError("no dataset: give --data NAME or --custom-dataset-path PATH (or list them in --config)")
 
     options = RunOptions(
         work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc, batch_size=args.batch_size,
@@ -55,7 +105,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         model_path=args.model_path, api_base=args.api_base, api_key=args.api_key,
         max_tokens=args.max_tokens, temperature=args.temperature,
     )
-    outcomes = Runner(options, model_options).run(args.data, args.model)
+    outcomes = Runner(options, model_options).run(args.data, args.model, custom)
     print(summary_rows(outcomes))
     for outcome in outcomes:
         print(f"{outcome.model} x {outcome.dataset}: {outcome.files.get('results')}")

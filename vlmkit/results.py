@@ -69,6 +69,8 @@ def host_info() -> dict[str, Any]:
 
 
 def _excel_safe(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, (list, dict)):  # conversations, media path lists, parameters: readable JSON, not repr
+        value = json.dumps(value, ensure_ascii=False, default=str)
     if not isinstance(value, str):
         return value, False
     cleaned = _ILLEGAL_XLSX.sub("", value)

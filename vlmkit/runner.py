@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from vlmkit.errors import DataError
 from vlmkit.distributed import barrier, local_rank_device, rank_world
 from vlmkit.inference import Task, run_api, run_local
 from vlmkit.journal import Journal, index_keys
@@ -73,12 +74,29 @@ class Runner:
         self.model_options = model_options or ModelOptions()
         self._models: dict[str, Any] = {}
 
-    def run(self, datasets: list[str], models: list[str]) -> list[DatasetRun]:
+    def run(self, datasets: list[str], models: list[str], custom: list[dict[str, Any]] | None = None) -> list[DatasetRun]:
+        """Every model on every dataset: catalog/TSV names, and custom files (entries as vlmkit.run_config makes)."""
         specs = [resolve_model(name, self.model_options) for name in models]  # fail fast on unknown names
+        built = self.build_datasets(datasets, custom or [])
+        return [self.run_one(spec, dataset) for spec in specs for dataset in built]
+
+    def build_datasets(self, datasets: list[str], custom: list[dict[str, Any]]) -> list[Any]:
         from datasets_tsv.registry import build_dataset
 
         built = [build_dataset(name, root=self.options.root, progress=self.options.progress) for name in datasets]
-        return [self.run_one(spec, dataset) for spec in specs for dataset in built]
+        if custom:
+            from datasets_tsv.custom import build_custom_dataset, list_subsets
+
+            for entry in custom:
+                options = dict(entry)
+                path = Path(options.pop("path")).expanduser()
+                subsets = options.pop("subsets", None) or (list_subsets(path) if path.is_dir() else [None])
+                built += [build_custom_dataset(path, subset=subset, **options) for subset in subsets]
+        names = [d.name for d in built]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise DataError(f"two datasets are named {twice[0]!r} (their results would share a folder); rename one")
+        return built
 
     # One (model, dataset) ----------------------------------------------------------------------------------
     def run_one(self, spec: ModelSpec, dataset: Any) -> DatasetRun:

@@ -89,3 +89,62 @@ def test_local_model_runs_through_the_cli_with_batching(lmu_root: Path, tmp_path
     again = vlmkit(*args, env={"LMUData": str(lmu_root), "OMP_NUM_THREADS": "1"})  # all done: nothing asked
     assert again.returncode == 0
     assert len((work / "tiny" / "MyYN" / "journal.jsonl").read_text().splitlines()) == 1 + 6
+
+
+CUSTOM = Path(__file__).resolve().parents[1] / "datasets_tsv" / "custom" / "fixtures" / "aisbench"
+
+
+def _sum_answer(request):
+    """Answers an addition question right: by option letter for MCQ prompts, by the number for QA prompts."""
+    import re
+
+    from tests.servers import chat_reply
+
+    content = request.body["messages"][-1]["content"]
+    text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content if p.get("type") == "text")
+    total = str(sum(int(n) for n in re.search(r"([\d+]+)=", text).group(1).split("+")))
+    letter = re.search(rf"^([A-Z])\. {total}$", text, flags=re.M)
+    return chat_reply(letter.group(1) if letter else total)
+
+
+def test_custom_files_by_flags_and_by_config_file(tmp_path: Path):
+    from tests.servers import FaultServer
+
+    work = tmp_path / "out"
+    with FaultServer(_sum_answer) as server:
+        result = vlmkit(
+            "run", "--model", "served", "--api-base", server.base_url, "--work-dir", str(work),
+            "--custom-dataset-path", str(CUSTOM / "test_mcq.csv"), str(CUSTOM / "test_qa.jsonl"),
+        )
+        assert result.returncode == 0, result.stderr
+        mcq = json.loads((work / "served" / "test_mcq" / "results.json").read_text())
+        qa = json.loads((work / "served" / "test_qa" / "results.json").read_text())
+        assert mcq["scoring"]["metrics"]["Overall"] == 1.0 and qa["scoring"]["metrics"]["exact_match"] == 100.0
+
+        config = tmp_path / "run.yaml"
+        config.write_text(
+            "model: [served]\n"
+            "custom_datasets:\n"
+            f"  - path: {CUSTOM / 'test_mcq.csv'}\n"
+            f"    meta_path: {CUSTOM / 'uniform.meta.json'}\n"
+            f"options: {{api_base: '{server.base_url}', work_dir: '{tmp_path / 'out2'}', nproc: 3}}\n"
+        )
+        before = len(server.requests)
+        result = vlmkit("run", "--config", str(config))
+        assert result.returncode == 0, result.stderr
+        bodies = [r.body for r in server.requests[before:]]
+    assert bodies and all(100 <= b["max_tokens"] <= 200 for b in bodies)  # the meta's output_config reached them
+    run = json.loads((tmp_path / "out2" / "served" / "test_mcq" / "results.json").read_text())
+    assert run["run"]["nproc"] == 3 and run["status"] == "success"
+
+
+def test_custom_dataset_flag_errors_are_one_line(tmp_path: Path):
+    result = vlmkit("run", "--model", "gpt-4o-mini", "--custom-dataset-path", "a.csv", "b.csv",
+                    "--custom-dataset-meta-path", "m.json")
+    assert result.returncode == 2 and "exactly one --custom-dataset-path" in result.stderr
+    config = tmp_path / "bad.yaml"
+    config.write_text("model: [m]\ndataset: [x]\n")
+    result = vlmkit("run", "--config", str(config))
+    assert result.returncode == 2 and "unknown key(s) dataset" in result.stderr
+    result = vlmkit("run", "--model", "gpt-4o-mini", "--custom-dataset-path", str(tmp_path / "missing.csv"))
+    assert result.returncode == 2 and "missing.csv" in result.stderr and "Traceback" not in result.stderr
