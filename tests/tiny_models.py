@@ -6,10 +6,14 @@ torchvision-free processor loading) reads them back like a real checkpoint. Weig
 same call writes the same model. Sizes: language model hidden 64, 2 layers, 4 heads, 2 KV heads; vision tower 32
 wide, 2 layers; a byte-level BPE vocabulary of about 400 trained on a small corpus, special tokens first.
 
-Families whose processor declares a video processor (Qwen2-VL, Qwen2.5-VL, SmolVLM, LLaVA-OneVision, InternVL)
-are saved through the image-only processor of `vlm.hf.processors` (video processors need torchvision, which is
-not installed here): the folder holds no video processor config, and the kit loads it image-only. LLaVA and
-Gemma 3 have no video processor and load with plain `AutoProcessor`, which is what `transformers serve` needs.
+Families whose processor declares a video processor need torchvision for it, which is not installed here.
+Qwen2-VL, Qwen2.5-VL and Qwen2.5-Omni are saved with the kit's torchvision-free video processor
+(`vlm.hf.qwen_video`), so processor_config.json holds a `video_processor` section in the Qwen2VLVideoProcessor
+format (frames 56x56 .. 112x112 pixels, like the images); SmolVLM, LLaVA-OneVision and InternVL are saved through
+the image-only processor of `vlm.hf.processors` (no video processor config), and the kit loads them image-only.
+LLaVA and Gemma 3 have no video processor and load with plain `AutoProcessor`, which is what `transformers serve`
+needs. Qwen2-Audio has a Whisper feature extractor cut to 1 s windows (100 mel frames of 16 bins), so the audio
+encoder's `max_source_positions` is 50.
 
 A builder skips the work when `out_dir` already holds a finished build (a marker file is written last).
 """
@@ -223,6 +227,20 @@ def _qwen_text_kwargs(ids: dict[str, int], vocab_size: int) -> dict[str, Any]:
     )
 
 
+def _qwen_video_processor() -> Any:
+    """The kit's torchvision-free Qwen video processor with the tiny image sizes (saved in Qwen2VLVideoProcessor
+    format)."""
+    from vlm.hf.qwen_video import video_processor_class
+
+    return video_processor_class()(size={"shortest_edge": 56 * 56, "longest_edge": 112 * 112})
+
+
+def _qwen_processor(processor_cls: type, **parts: Any) -> Any:
+    from vlm.hf.qwen_video import with_torchvision_free_video
+
+    return with_torchvision_free_video(processor_cls)(video_processor=_qwen_video_processor(), **parts)
+
+
 def _image_only_processor(processor_cls: type, image_processor: Any, tokenizer: Any, **kwargs: Any) -> Any:
     """The processor as the kit loads it without torchvision (and as `save_pretrained` writes it)."""
     from vlm.hf.processors import build_image_only
@@ -238,8 +256,8 @@ def build_tiny_qwen2_vl(out_dir: Path) -> Path:
     from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration, Qwen2VLProcessor
 
     tokenizer, ids, image_processor = _qwen_parts()
-    processor = _image_only_processor(
-        Qwen2VLProcessor, image_processor, tokenizer, chat_template=_QWEN_TEMPLATE
+    processor = _qwen_processor(
+        Qwen2VLProcessor, image_processor=image_processor, tokenizer=tokenizer, chat_template=_QWEN_TEMPLATE
     )
     config = Qwen2VLConfig(
         text_config=_qwen_text_kwargs(ids, len(tokenizer)),
@@ -263,8 +281,8 @@ def build_tiny_qwen2_5_vl(out_dir: Path) -> Path:
     from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration, Qwen2_5_VLProcessor
 
     tokenizer, ids, image_processor = _qwen_parts()
-    processor = _image_only_processor(
-        Qwen2_5_VLProcessor, image_processor, tokenizer, chat_template=_QWEN_TEMPLATE
+    processor = _qwen_processor(
+        Qwen2_5_VLProcessor, image_processor=image_processor, tokenizer=tokenizer, chat_template=_QWEN_TEMPLATE
     )
     config = Qwen2_5_VLConfig(
         text_config=_qwen_text_kwargs(ids, len(tokenizer)),
@@ -502,3 +520,144 @@ def build_tiny_internvl(out_dir: Path) -> Path:
         downsample_ratio=0.5,
     )
     return _save(out_dir, InternVLForConditionalGeneration, config, processor, "internvl")
+
+
+# --------------------------------------------------------------------------------------------------- Qwen2-Audio
+
+_QWEN_AUDIO_TEMPLATE = (
+    "{% set audio_count = namespace(value=0) %}"
+    "{% for message in messages %}"
+    "{% if loop.first and message['role'] != 'system' %}"
+    "{{ '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n' }}{% endif %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
+    "{% for part in message['content'] %}"
+    "{% if part['type'] == 'audio' %}{% set audio_count.value = audio_count.value + 1 %}"
+    "{{ 'Audio ' + audio_count.value|string + ': <|audio_bos|><|AUDIO|><|audio_eos|>\n' }}"
+    "{% elif part['type'] == 'text' %}{{ part['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}"
+    "{{ '<|im_end|>\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+def _whisper_features(n_mels: int = 16) -> Any:
+    """A Whisper feature extractor with 1 s windows: 100 mel frames of `n_mels` bins at 16 kHz."""
+    from transformers import WhisperFeatureExtractor
+
+    return WhisperFeatureExtractor(feature_size=n_mels, sampling_rate=16000, hop_length=160, chunk_length=1, n_fft=400)
+
+
+def _audio_encoder_kwargs(n_mels: int = 16) -> dict[str, Any]:
+    # max_source_positions * 2 (the first conv's stride) must equal the 100 mel frames of a 1 s window.
+    return dict(
+        num_mel_bins=n_mels, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=64, d_model=32,
+        max_source_positions=50,
+    )
+
+
+def build_tiny_qwen2_audio(out_dir: Path) -> Path:
+    """Qwen2-Audio: Whisper-style audio encoder (16 mel bins, 1 s windows -> at most 25 audio tokens) + Qwen2 LM."""
+    out_dir = Path(out_dir)
+    if _finished(out_dir):
+        return out_dir
+    from transformers import Qwen2AudioConfig, Qwen2AudioForConditionalGeneration, Qwen2AudioProcessor
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>"]
+    tokenizer = _fast_tokenizer(
+        specials, bos=None, eos="<|im_end|>", pad="<|endoftext|>", chat_template=_QWEN_AUDIO_TEMPLATE,
+        extra={"audio_token": "<|AUDIO|>", "audio_bos_token": "<|audio_bos|>", "audio_eos_token": "<|audio_eos|>"},
+    )
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in specials}
+    processor = Qwen2AudioProcessor(
+        feature_extractor=_whisper_features(), tokenizer=tokenizer, chat_template=_QWEN_AUDIO_TEMPLATE
+    )
+    config = Qwen2AudioConfig(
+        audio_config=dict(model_type="qwen2_audio_encoder", **_audio_encoder_kwargs()),
+        text_config=dict(model_type="qwen2", **_lm_kwargs(
+            len(tokenizer), bos_token_id=None, eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
+        )),
+        audio_token_index=ids["<|AUDIO|>"],
+    )
+    return _save(out_dir, Qwen2AudioForConditionalGeneration, config, processor, "qwen2_audio")
+
+
+# --------------------------------------------------------------------------------------------------- Qwen2.5-Omni
+
+_OMNI_SPECIALS = [
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>", "<|IMAGE|>",
+    "<|VIDEO|>", "<|vision_bos|>", "<|vision_eos|>",
+]
+
+_OMNI_TEMPLATE = (
+    "{% for message in messages %}"
+    "{% if loop.first and message['role'] != 'system' %}"
+    "{{ '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n' }}{% endif %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
+    "{% for part in message['content'] %}"
+    "{% if part['type'] == 'audio' %}{{ '<|audio_bos|><|AUDIO|><|audio_eos|>' }}"
+    "{% elif part['type'] == 'image' %}{{ '<|vision_bos|><|IMAGE|><|vision_eos|>' }}"
+    "{% elif part['type'] == 'video' %}{{ '<|vision_bos|><|VIDEO|><|vision_eos|>' }}"
+    "{% elif part['type'] == 'text' %}{{ part['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}"
+    "{{ '<|im_end|>\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+def build_tiny_qwen2_5_omni(out_dir: Path) -> Path:
+    """Qwen2.5-Omni saved with the thinker only (enable_audio_output=False: no talker, no token2wav) and an empty
+    `spk_dict.pt` (from_pretrained insists on the file): audio + vision towers + Qwen2.5 LM."""
+    out_dir = Path(out_dir)
+    if _finished(out_dir):
+        return out_dir
+    import torch
+    from transformers import Qwen2_5OmniConfig, Qwen2_5OmniForConditionalGeneration, Qwen2_5OmniProcessor
+
+    extra = {
+        "audio_token": "<|AUDIO|>", "audio_bos_token": "<|audio_bos|>", "audio_eos_token": "<|audio_eos|>",
+        "image_token": "<|IMAGE|>", "video_token": "<|VIDEO|>", "vision_bos_token": "<|vision_bos|>",
+        "vision_eos_token": "<|vision_eos|>",
+    }
+    tokenizer = _fast_tokenizer(
+        _OMNI_SPECIALS, bos=None, eos="<|im_end|>", pad="<|endoftext|>", chat_template=_OMNI_TEMPLATE, extra=extra
+    )
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in _OMNI_SPECIALS}
+    _, _, image_processor = _qwen_parts()
+    processor = _qwen_processor(
+        Qwen2_5OmniProcessor, image_processor=image_processor, feature_extractor=_whisper_features(),
+        tokenizer=tokenizer, chat_template=_OMNI_TEMPLATE,
+    )
+    text = _lm_kwargs(
+        len(tokenizer), bos_token_id=None, eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
+        rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]},
+    )
+    thinker = dict(
+        audio_config=dict(**_audio_encoder_kwargs(), n_window=50, output_dim=64),
+        vision_config=dict(
+            depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64, patch_size=14,
+            spatial_merge_size=2, temporal_patch_size=2, window_size=56, fullatt_block_indexes=[1],
+        ),
+        text_config=text,
+        audio_token_index=ids["<|AUDIO|>"],
+        image_token_index=ids["<|IMAGE|>"],
+        video_token_index=ids["<|VIDEO|>"],
+        vision_start_token_id=ids["<|vision_bos|>"],
+        vision_end_token_id=ids["<|vision_eos|>"],
+        audio_start_token_id=ids["<|audio_bos|>"],
+        audio_end_token_id=ids["<|audio_eos|>"],
+        pad_token_id=ids["<|endoftext|>"],
+    )
+    config = Qwen2_5OmniConfig(thinker_config=thinker, enable_audio_output=False)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(_SEED)
+    model = Qwen2_5OmniForConditionalGeneration(config).eval()
+    model.thinker.generation_config.pad_token_id = ids["<|endoftext|>"]
+    model.save_pretrained(out_dir)
+    processor.save_pretrained(out_dir)
+    torch.save({}, out_dir / "spk_dict.pt")
+    (out_dir / _MARKER).write_text(json.dumps({"family": "qwen2_5_omni", "seed": _SEED}))
+    return out_dir

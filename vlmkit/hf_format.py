@@ -9,11 +9,16 @@ shape multimodal chat templates iterate over.
 
 A model whose chat template cannot interleave gets `images_first` order per turn: its media in order, then its
 texts joined by newlines.
+
+Video and audio parts stay paths unless the caller says how to load them: `video_items` maps a video value to the
+items it becomes (one native ``{"type": "video", "video": frames}`` item, or one image item per sampled frame for
+a model that takes frames as images); `audio_item` maps an audio value to one item (a waveform array for models
+whose processor takes audio). Both keep the part's position in the turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PIL import Image
@@ -23,6 +28,8 @@ from vlmkit.message import Part, Turn, images_first, is_url, normalise_conversat
 
 HFItem = dict[str, Any]
 HFTurn = dict[str, Any]
+VideoItems = Callable[[str], list[HFItem]]
+AudioItem = Callable[[str], HFItem]
 
 
 def load_image_value(value: str) -> Image.Image | str:
@@ -53,17 +60,53 @@ def to_hf_item(part: Part, *, load_images: bool = True) -> HFItem:
     return {"type": kind, kind: value}  # video / audio: a path or URL, loaded by whoever takes that modality
 
 
-def to_hf_turn(turn: Turn, *, interleave: bool = True, load_images: bool = True) -> HFTurn:
+def to_hf_items(
+    part: Part,
+    *,
+    load_images: bool = True,
+    video_items: VideoItems | None = None,
+    audio_item: AudioItem | None = None,
+) -> list[HFItem]:
+    """The transformers content items one part becomes (several for a video sent as frames)."""
+    if part["type"] == "video" and video_items is not None:
+        return list(video_items(part["value"]))
+    if part["type"] == "audio" and audio_item is not None:
+        return [audio_item(part["value"])]
+    return [to_hf_item(part, load_images=load_images)]
+
+
+def to_hf_turn(
+    turn: Turn,
+    *,
+    interleave: bool = True,
+    load_images: bool = True,
+    video_items: VideoItems | None = None,
+    audio_item: AudioItem | None = None,
+) -> HFTurn:
     parts: Sequence[Part] = turn["content"] if interleave else images_first(turn["content"])
-    return {"role": turn["role"], "content": [to_hf_item(p, load_images=load_images) for p in parts]}
+    items = [
+        item
+        for p in parts
+        for item in to_hf_items(p, load_images=load_images, video_items=video_items, audio_item=audio_item)
+    ]
+    return {"role": turn["role"], "content": items}
 
 
-def to_hf_conversation(msgs: Any, *, interleave: bool = True, load_images: bool = True) -> list[HFTurn]:
+def to_hf_conversation(
+    msgs: Any,
+    *,
+    interleave: bool = True,
+    load_images: bool = True,
+    video_items: VideoItems | None = None,
+    audio_item: AudioItem | None = None,
+) -> list[HFTurn]:
     """A transformers conversation from a message (flat parts -> one user turn) or a list of turns.
 
     `interleave=False` reorders each turn images-first. `load_images=False` keeps image values as strings
-    (for rendering a template without decoding pixels).
+    (for rendering a template without decoding pixels). `video_items` / `audio_item`: see the module docstring.
     """
     turns = normalise_conversation(msgs)
-    return [to_hf_turn(t, interleave=interleave, load_images=load_images) for t in turns]
-
+    return [
+        to_hf_turn(t, interleave=interleave, load_images=load_images, video_items=video_items, audio_item=audio_item)
+        for t in turns
+    ]

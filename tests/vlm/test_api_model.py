@@ -16,7 +16,8 @@ from PIL import Image
 from tests.servers import FaultServer, Recorded, Reply, chat_body, chat_reply, script
 from vlm.api.http import parse_retry_after
 from vlm.api.openai_compat import OpenAICompatModel
-from vlmkit.generation import ModelCallError, UnsupportedInputError, error_record
+from vlmkit.generation import ModelCallError, error_record
+from vlmkit.video import VideoError
 
 KEY = "sk-test-VERYSECRET-0123456789abcdef"
 
@@ -225,12 +226,13 @@ def test_retry_after_parsing() -> None:
     assert parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now) == 0.0
 
 
-def test_video_is_refused_before_any_request(tmp_path: Path) -> None:
+@pytest.mark.parametrize("video_mode", ["frames", "video_url"])
+def test_unreadable_video_is_refused_before_any_request(tmp_path: Path, video_mode: str) -> None:
     video = tmp_path / "clip.mp4"
     video.write_bytes(b"\x00" * 32)
     with FaultServer(script(chat_reply("no"))) as server:
-        with pytest.raises(UnsupportedInputError, match="video"):
-            make_model(server).generate([str(video), "what happens?"])
+        with pytest.raises(VideoError, match="clip.mp4"):
+            make_model(server, video_mode=video_mode).generate([str(video), "what happens?"])
     assert server.requests == []
 
 

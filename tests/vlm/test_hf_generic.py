@@ -30,6 +30,7 @@ from vlm.hf.processors import torchvision_available
 from vlm.registry import model_registry
 from vlmkit.generation import Generation, UnsupportedInputError
 from vlmkit.media import MediaError
+from vlmkit.video import VideoError
 
 BUILDERS: dict[str, Callable[[Path], Path]] = {
     "llava": build_tiny_llava,
@@ -47,6 +48,12 @@ ALL_FAMILIES = [*BUILDERS, *EXTRA_BUILDERS]
 INTERLEAVES = {
     "llava": False, "qwen2_vl": True, "qwen2_5_vl": True, "smolvlm": True,
     "llava_onevision": False, "gemma3": True, "internvl": True,
+}
+# How a video reaches each family: Qwen through the kit's torchvision-free video processor, families with no video
+# input as frames; families whose own video processor needs torchvision take none without it (checked then only).
+VIDEO_INPUT = {
+    "llava": "frames", "qwen2_vl": "native", "qwen2_5_vl": "native", "gemma3": "frames",
+    "smolvlm": None, "llava_onevision": None, "internvl": None,
 }
 
 
@@ -144,8 +151,10 @@ def test_declared_capabilities(family: str, models: dict[str, HFVisionModel]) ->
     model = models[family]
     assert model.interleave is INTERLEAVES[family]
     assert "image" in model.modalities and "audio" not in model.modalities
-    if not torchvision_available():
-        assert "video" not in model.modalities
+    if VIDEO_INPUT[family] is not None or not torchvision_available():
+        assert model.video_input == VIDEO_INPUT[family]
+        assert ("video" in model.modalities) is (VIDEO_INPUT[family] is not None)
+    assert model.settings()["video_input"] == model.video_input
     assert type(model).modalities == frozenset({"text", "image"})  # the instance overrides, the class is untouched
 
 
@@ -172,10 +181,12 @@ def test_video_and_audio_fail_loudly(family: str, models: dict[str, HFVisionMode
         [{"type": "audio", "value": str(tmp_path / "a.wav")}, {"type": "text", "value": "Transcribe."}],
     ]
     results = model.generate_batch(batch)
-    if not torchvision_available():
-        assert isinstance(results[0], UnsupportedInputError)
-        if family != "llava":  # these processors declare a video processor: the reason is the missing torchvision
-            assert "torchvision" in str(results[0])
+    if VIDEO_INPUT[family] is None and not torchvision_available():
+        # SmolVLM's video processor needs torchvision: the reason is the missing torchvision
+        assert isinstance(results[0], UnsupportedInputError) and "torchvision" in str(results[0])
+    else:
+        # this family takes video (natively or as frames): the unreadable file fails, naming it
+        assert isinstance(results[0], VideoError) and "clip.mp4" in str(results[0])
     assert isinstance(results[1], Generation)
     assert isinstance(results[2], UnsupportedInputError) and "audio" in str(results[2])
     with pytest.raises(UnsupportedInputError):
@@ -201,7 +212,8 @@ def test_registry_build_and_settings(tiny_dirs: dict[str, Path], media: dict[str
     assert settings["torch_dtype"] in ("float32", "bfloat16", "float16")
     assert settings["max_new_tokens"] == 3 and settings["temperature"] == 0.0 and settings["do_sample"] is False
     assert settings["model_class"] == "Qwen2_5_VLForConditionalGeneration"
-    assert settings["image_only_processor"] is (not torchvision_available())
+    assert settings["image_only_processor"] is False  # Qwen: the real processor class + the kit's video processor
+    assert settings["video_input"] == "native" and settings["nframe"] == 8 and settings["fps"] is None
 
 
 def test_sampling_and_explicit_settings(tiny_dirs: dict[str, Path], media: dict[str, str]) -> None:

@@ -161,3 +161,33 @@ def test_video_with_frame_sampler_sends_frames_as_images(tmp_path: Path, png: Pa
     content = messages[0]["content"]
     assert [p["type"] for p in content] == ["image_url", "image_url", "text"]
     assert _decode_data_url(content[1]["image_url"]["url"])[1] == big_jpg.read_bytes()
+
+
+def test_video_url_mode(tmp_path: Path) -> None:
+    from tests.media_files import write_video
+
+    clip = write_video(tmp_path / "clip.mov", frames=4, fps=4.0)
+    messages = to_openai_messages([str(clip), "What happens?"], video_mode="video_url")
+    part = messages[0]["content"][0]
+    assert part["type"] == "video_url"
+    mime, data = _decode_data_url(part["video_url"]["url"])
+    assert mime == "video/quicktime" and data == clip.read_bytes()
+    url = "http://example.com/v.webm"
+    assert to_openai_messages([{"type": "video", "value": url}], video_mode="video_url")[0]["content"] == [
+        {"type": "video_url", "video_url": {"url": url}}
+    ]
+    with pytest.raises(ValueError, match="video_mode"):
+        to_openai_messages([str(clip)], video_mode="gif", video_frames=lambda v: [])
+
+
+def test_audio_formats_outside_wav_and_mp3_become_wav(tmp_path: Path) -> None:
+    import soundfile as sf
+
+    flac = tmp_path / "tone.flac"
+    sf.write(str(flac), [0.0, 0.25, -0.25, 0.5] * 100, 8000)
+    part = audio_part(str(flac))
+    assert part["input_audio"]["format"] == "wav"
+    samples, rate = sf.read(io.BytesIO(base64.b64decode(part["input_audio"]["data"])))
+    assert rate == 8000 and len(samples) == 400
+    url = "data:audio/flac;base64," + base64.b64encode(flac.read_bytes()).decode()
+    assert audio_part(url)["input_audio"]["format"] == "wav"  # data URLs too

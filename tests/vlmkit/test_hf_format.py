@@ -115,3 +115,29 @@ def test_invalid_messages_are_rejected() -> None:
         to_hf_conversation([])
     with pytest.raises(MessageError):
         to_hf_conversation([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}])
+
+
+def test_video_and_audio_loaders_keep_positions(images: tuple[str, str]) -> None:
+    png, _ = images
+    frames = [Image.new("RGB", (4, 4), (i, i, i)) for i in (1, 2, 3)]
+
+    def as_frames(value: str) -> list[dict]:
+        assert value == "/data/clip.mp4"
+        return [{"type": "image", "image": f} for f in frames]
+
+    def as_wave(value: str) -> dict:
+        return {"type": "audio", "audio": f"wave of {value}"}
+
+    msgs = [
+        {"type": "text", "value": "A"},
+        {"type": "video", "value": "/data/clip.mp4"},
+        {"type": "audio", "value": "/data/a.wav"},
+        {"type": "image", "value": png},
+        {"type": "text", "value": "B"},
+    ]
+    items = to_hf_conversation(msgs, video_items=as_frames, audio_item=as_wave)[0]["content"]
+    assert [i["type"] for i in items] == ["text", "image", "image", "image", "audio", "image", "text"]
+    assert [i["image"] for i in items[1:4]] == frames and items[4]["audio"] == "wave of /data/a.wav"
+    reordered = to_hf_conversation(msgs, interleave=False, video_items=as_frames, audio_item=as_wave)[0]["content"]
+    assert [i["type"] for i in reordered] == ["image", "image", "image", "audio", "image", "text"]
+    assert reordered[-1] == {"type": "text", "text": "A\nB"}

@@ -1,7 +1,13 @@
 """OpenAI-compatible chat completions (OpenAI, vLLM, SGLang, MindIE, Ark, `transformers serve`, ...).
 
 One instance is shared by the runner's worker threads: the pooled session and the retry policy are thread-safe,
-and a call keeps no state on the instance. The API key is held privately and sent as `Authorization: Bearer`;
+and a call keeps no state on the instance.
+
+Media (see `vlmkit.openai_format`): images as data URLs; audio as `input_audio` (wav/mp3, other formats converted
+to wav); video per `video_mode`: "frames" (default) sends the frames sampled with opencv (`nframe` evenly
+spaced, or one per 1/`fps` seconds) as consecutive JPEG `image_url` parts (shrunk to `img_max_side` when set);
+"video_url" sends one `video_url` part (the file as a base64 data URL, or an http(s) URL as given) for services
+that decode video themselves (vLLM, SGLang, Ark). The API key is held privately and sent as `Authorization: Bearer`;
 it appears in no repr, settings, error text or log line.
 """
 
@@ -14,9 +20,9 @@ from urllib.parse import urlsplit, urlunsplit
 from vlm.api.http import RetryPolicy, make_session, post_json
 from vlm.base import BaseModel
 from vlmkit import config
-from vlmkit.generation import Generation, ModelCallError, UnsupportedInputError, Usage
-from vlmkit.message import Turn, iter_parts
-from vlmkit.openai_format import to_openai_messages
+from vlmkit.generation import Generation, ModelCallError, Usage
+from vlmkit.openai_format import VIDEO_MODES, to_openai_messages
+from vlmkit.video import check_sampling, frame_data_urls
 
 DEFAULT_API_BASE = "https://api.openai.com/v1"
 _ENDPOINT = "/chat/completions"
@@ -77,7 +83,7 @@ def answer_text(data: dict[str, Any]) -> tuple[str, str | None]:
 
 
 class OpenAICompatModel(BaseModel):
-    modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio"})
+    modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "video", "audio"})
     interleave: ClassVar[bool] = True
     is_api: ClassVar[bool] = True
 
@@ -96,9 +102,20 @@ class OpenAICompatModel(BaseModel):
         system_prompt: str | None = None,
         extra_body: dict[str, Any] | None = None,
         pool_size: int = 64,
+        nframe: int | None = 8,
+        fps: float | None = None,
+        video_mode: str = "frames",
     ) -> None:
+        """nframe / fps: video frame sampling (fps, when given, replaces nframe, which is then recorded as None);
+        video_mode: "frames" or "video_url" (module docstring)."""
         if retries < 0 or timeout <= 0 or max_tokens <= 0:
             raise ValueError("retries must be >= 0, timeout > 0 and max_tokens > 0")
+        if video_mode not in VIDEO_MODES:
+            raise ValueError(f"video_mode must be one of {', '.join(VIDEO_MODES)}; got {video_mode!r}")
+        self.nframe = None if fps is not None else nframe
+        self.fps = fps
+        self._sampling = check_sampling(self.nframe, self.fps)
+        self.video_mode = video_mode
         self.model = model
         self.base_url, self.url = chat_completions_url(api_base or config.openai_api_base() or DEFAULT_API_BASE)
         key = api_key if api_key is not None else config.openai_api_key()
@@ -117,14 +134,6 @@ class OpenAICompatModel(BaseModel):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
-    def check_supported(self, turns: Sequence[Turn]) -> None:
-        if any(p["type"] == "video" for p in iter_parts(turns)):
-            raise UnsupportedInputError(
-                f"{type(self).__name__} does not send video yet (sampled frames or video_url are a later addition); "
-                "this message has a video part"
-            )
-        super().check_supported(turns)
-
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
         if self.__key:
@@ -135,7 +144,13 @@ class OpenAICompatModel(BaseModel):
         """The JSON body for one message (after the capability check); `extra_body` keys override the model's
         settings, and per-request params (passed through as OpenAI-style fields) override both."""
         turns = self.prepare(msgs)
-        messages = to_openai_messages(turns, system_prompt=self.system_prompt, img_max_side=self.img_max_side)
+        messages = to_openai_messages(
+            turns,
+            system_prompt=self.system_prompt,
+            img_max_side=self.img_max_side,
+            video_frames=self._video_frames,
+            video_mode=self.video_mode,
+        )
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -145,6 +160,9 @@ class OpenAICompatModel(BaseModel):
         body.update(self.extra_body)
         body.update(params or {})
         return body
+
+    def _video_frames(self, value: str) -> list[str]:
+        return frame_data_urls(value, max_side=self.img_max_side, **self._sampling)
 
     def generate_full(
         self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
@@ -177,6 +195,9 @@ class OpenAICompatModel(BaseModel):
             "img_max_side": self.img_max_side,
             "system_prompt": self.system_prompt,
             "extra_body": dict(self.extra_body),
+            "video_mode": self.video_mode,
+            "nframe": self.nframe,
+            "fps": self.fps,
         }
 
     def close(self) -> None:

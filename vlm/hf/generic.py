@@ -1,14 +1,24 @@
 """The generic local transformers VLM: AutoProcessor + AutoModelForImageTextToText + the processor's chat template.
 
 One path serves most families (Qwen2-VL, Qwen2.5-VL, LLaVA, LLaVA-OneVision, SmolVLM/Idefics3, InternVL-hf,
-Gemma 3, ...). Batches are one left-padded `generate` call; decoding is greedy unless `temperature > 0`.
+Gemma 3, Qwen2-Audio, ...). Batches are one left-padded `generate` call; decoding is greedy unless
+`temperature > 0`.
 
 Capabilities are declared per loaded checkpoint (instance attributes over the class ones):
-- image: always.
-- video: only when the processor really holds a video processor (torchvision installed) and the model's
-  forward takes `pixel_values_videos`. Without torchvision the processor is loaded image-only
-  (`vlm.hf.processors`) and a video part fails with `UnsupportedInputError` before anything runs.
-- audio: not on this path (a message with audio fails with `UnsupportedInputError`).
+- image: when the processor has an image processor.
+- video (`video_input` in settings), frames sampled with `vlmkit.video` (`nframe`, or `fps`):
+  - "native": the model's own video input. Qwen2-VL / Qwen2.5-VL / Qwen2.5-Omni always go through the kit's
+    torchvision-free video processor (`vlm.hf.qwen_video`: pixel_values_videos + video_grid_thw, video tokens
+    expanded by the real processor class); other families (LLaVA-OneVision, ...) when their processor holds a
+    real video processor (torchvision installed). Either way the sampled frames and their metadata are passed in.
+  - "frames": the sampled frames as consecutive images, for families with no video input (LLaVA-1.5, Gemma 3,
+    ...), or for any family with `video_as_images=True`.
+  - none: families that take video natively but cannot here (their video processor needs torchvision: SmolVLM,
+    LLaVA-OneVision, InternVL, ... without it). A video part then fails with `UnsupportedInputError` naming the
+    reason, before anything runs; `video_as_images=True` sends frames as images instead. Never a silent drop.
+- audio: when the processor has an audio feature extractor and an audio token and the model takes
+  `input_features` (Qwen2-Audio, Qwen2.5-Omni thinker): the waveform is read with `vlmkit.audio`, mixed to mono and
+  resampled to the feature extractor's rate. Elsewhere a message with audio fails with `UnsupportedInputError`.
 - interleave: probed from the chat template (does an image between two texts render between them?); a
   template that puts images first gets messages reordered with `vlmkit.message.images_first`.
 
@@ -25,9 +35,12 @@ from typing import Any
 from vlm.base import BaseModel
 from vlm.hf.loading import resolve_model_path
 from vlm.hf.processors import NO_TORCHVISION, is_image_only, load_processor, processor_takes_video
+from vlm.hf.qwen_video import QWEN_VIDEO_MODEL_TYPES, is_torchvision_free, load_qwen_processor, video_metadata
+from vlmkit.audio import read_audio
 from vlmkit.generation import Generation, UnsupportedInputError, Usage
 from vlmkit.hf_format import to_hf_conversation
 from vlmkit.message import Turn, modalities
+from vlmkit.video import check_sampling, sample_frames
 
 _DTYPES = ("auto", "bfloat16", "float16", "float32")
 _PROBE_A, _PROBE_B = "\u27e6probe-a\u27e7", "\u27e6probe-b\u27e7"
@@ -41,6 +54,10 @@ class HFVisionModel(BaseModel):
     device: None (cuda when available, else cpu), "cpu", "cuda", "cuda:N", or "auto" (spread over GPUs).
     max_new_tokens, temperature: greedy decoding when temperature is 0, sampling otherwise.
     batch_size: the most messages in one padded `generate`; `generate_batch` splits longer lists.
+    nframe, fps: how video frames are sampled (`vlmkit.video`): nframe evenly spaced frames, or, when fps is
+        given, one frame per 1/fps seconds (fps replaces nframe, which is then recorded as None).
+    video_as_images: send a video as its sampled frames (consecutive images) even where the family has its own
+        video input.
     generate_kwargs: passed on to `model.generate` (e.g. top_p, repetition_penalty).
     """
 
@@ -56,6 +73,9 @@ class HFVisionModel(BaseModel):
         max_new_tokens: int = 512,
         temperature: float = 0.0,
         batch_size: int = 1,
+        nframe: int | None = 8,
+        fps: float | None = None,
+        video_as_images: bool = False,
         **generate_kwargs: Any,
     ) -> None:
         if dtype not in _DTYPES:
@@ -64,8 +84,13 @@ class HFVisionModel(BaseModel):
             raise ValueError(f"batch_size must be at least 1; got {batch_size}")
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be at least 1; got {max_new_tokens}")
+        self.nframe = None if fps is not None else nframe
+        self.fps = fps
+        self._sampling = check_sampling(self.nframe, self.fps)
+        self.video_as_images = bool(video_as_images)
         self.model_path = model_path
         self.local_path = resolve_model_path(model_path)
+        self.model_type = _model_type(str(self.local_path))
         self.max_new_tokens = max_new_tokens
         self.temperature = float(temperature)
         self.batch_size = batch_size
@@ -74,15 +99,24 @@ class HFVisionModel(BaseModel):
         self.dtype = dtype
         self.processor = self._load_processor()
         self.model = self._load_model()
-        self.modalities = frozenset({"text", "image"} | ({"video"} if self._takes_video() else set()))
-        self.interleave = template_interleaves(self.processor)
+        self.video_input, self._no_video_reason = self._video_input()
+        self.audio_rate = self._audio_rate()
+        takes = {"text"} | ({"image"} if self._takes_images() else set())
+        takes |= {"video"} if self.video_input else set()
+        takes |= {"audio"} if self.audio_rate else set()
+        self.modalities = frozenset(takes)
+        probe = None if "image" in takes or "audio" not in takes else {"type": "audio", "audio": _silence()}
+        self.interleave = template_interleaves(self.processor, probe)
 
     # ---------------------------------------------------------------------------------------------- loading
 
     def _load_processor(self) -> Any:
         from transformers import PreTrainedTokenizerBase
 
-        processor = load_processor(str(self.local_path), local_files_only=True)
+        if self.model_type in QWEN_VIDEO_MODEL_TYPES:
+            processor = load_qwen_processor(str(self.local_path), local_files_only=True)
+        else:
+            processor = load_processor(str(self.local_path), local_files_only=True)
         if isinstance(processor, PreTrainedTokenizerBase):
             raise ValueError(f"{self.model_path}: has a tokenizer but no multimodal processor; not a vision-language model")
         tokenizer = processor.tokenizer
@@ -99,6 +133,11 @@ class HFVisionModel(BaseModel):
         """AutoModelForImageTextToText; AutoModelForMultimodalLM for the few families registered only there."""
         import transformers
 
+        if self.model_type == "qwen2_5_omni":
+            raise ValueError(
+                f"{self.model_path}: a Qwen2.5-Omni checkpoint; load it with vlm.hf.audio_models.HFAudioModel "
+                "(which runs its thinker only)"
+            )
         placement = {"device_map": "auto"} if self.device == "auto" else {}
         tried = []
         for auto_name in ("AutoModelForImageTextToText", "AutoModelForMultimodalLM"):
@@ -122,18 +161,45 @@ class HFVisionModel(BaseModel):
         """Where inputs go: the chosen device, or the first device of a model spread with device="auto"."""
         return self.model.device if self.device == "auto" else self.device
 
-    def _takes_video(self) -> bool:
-        forward = inspect.signature(self.model.forward).parameters
-        return processor_takes_video(self.processor) and "pixel_values_videos" in forward
+    def _forward_params(self) -> Any:
+        return inspect.signature(self.model.forward).parameters
+
+    def _takes_images(self) -> bool:
+        return getattr(self.processor, "image_processor", None) is not None
+
+    def _video_input(self) -> tuple[str | None, str | None]:
+        """("native" | "frames" | None, why not when None): how a video reaches this model (module docstring)."""
+        video_processor = getattr(self.processor, "video_processor", None)
+        own_video = "pixel_values_videos" in self._forward_params() and bool(getattr(self.processor, "video_token", None))
+        if self.video_as_images:
+            return ("frames", None) if self._takes_images() else (None, "this model takes no images to send frames as")
+        if own_video and (is_torchvision_free(video_processor) or processor_takes_video(self.processor)):
+            return "native", None
+        if is_image_only(self.processor) or own_video:
+            return None, f"{NO_TORCHVISION}; pass video_as_images=True to send the sampled frames as images"
+        if self._takes_images():
+            return "frames", None
+        return None, "this model takes no video and no images"
+
+    def _audio_rate(self) -> int | None:
+        """The sample rate the processor's audio feature extractor wants; None when the model takes no audio."""
+        extractor = getattr(self.processor, "feature_extractor", None)
+        if extractor is None or not getattr(self.processor, "audio_token", None):
+            return None
+        if "input_features" not in self._forward_params():
+            return None
+        return int(getattr(extractor, "sampling_rate", 16000))
 
     def check_supported(self, turns: Sequence[Turn]) -> None:
         """As BaseModel's, with the reason when video or audio cannot reach this model."""
         present = modalities(turns)
         if "video" in present and "video" not in self.modalities:
-            why = NO_TORCHVISION if is_image_only(self.processor) else "this model or its processor takes no video"
-            raise UnsupportedInputError(f"{self.model_path}: {why}")
-        if "audio" in present:
-            raise UnsupportedInputError(f"{self.model_path}: audio input is not supported by the local transformers path")
+            raise UnsupportedInputError(f"{self.model_path}: video input: {self._no_video_reason}")
+        if "audio" in present and "audio" not in self.modalities:
+            raise UnsupportedInputError(
+                f"{self.model_path}: audio input is not supported by this model (its processor has no audio "
+                "feature extractor); use an audio model such as Qwen2-Audio or Qwen2.5-Omni"
+            )
         super().check_supported(turns)
 
     # ---------------------------------------------------------------------------------------------- generation
@@ -156,7 +222,7 @@ class HFVisionModel(BaseModel):
         gets its exception."""
         per_message = list(params) if params is not None else [None] * len(batch)
         results: list[Generation | BaseException | None] = [None] * len(batch)
-        groups: dict[str, list[tuple[int, list[dict[str, Any]]]]] = {}
+        groups: dict[str, list[tuple[int, tuple[list[dict[str, Any]], list[Any]]]]] = {}
         options: dict[str, dict[str, Any]] = {}
         for i, (msgs, message_params) in enumerate(zip(batch, per_message)):
             try:
@@ -173,11 +239,27 @@ class HFVisionModel(BaseModel):
                     results[i] = result
         return results  # type: ignore[return-value]
 
-    def _conversation(self, turns: list[Turn]) -> list[dict[str, Any]]:
-        return to_hf_conversation(turns, interleave=self.interleave)
+    def _conversation(self, turns: list[Turn]) -> tuple[list[dict[str, Any]], list[Any]]:
+        """(transformers conversation with video/audio loaded, the metadata of its native videos in order)."""
+        metadata: list[Any] = []
+
+        def video_items(value: str) -> list[dict[str, Any]]:
+            sampled = sample_frames(value, **self._sampling)
+            if self.video_input == "native":
+                metadata.append(video_metadata(sampled))
+                return [{"type": "video", "video": sampled.array()}]
+            return [{"type": "image", "image": frame} for frame in sampled.frames]
+
+        def audio_item(value: str) -> dict[str, Any]:
+            return {"type": "audio", "audio": read_audio(value, rate=self.audio_rate).samples}
+
+        conversation = to_hf_conversation(
+            turns, interleave=self.interleave, video_items=video_items, audio_item=audio_item
+        )
+        return conversation, metadata
 
     def _run_chunk(
-        self, conversations: list[list[dict[str, Any]]], options: dict[str, Any]
+        self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], options: dict[str, Any]
     ) -> list[Generation | BaseException]:
         try:
             return self._generate(conversations, options)  # type: ignore[return-value]
@@ -193,18 +275,27 @@ class HFVisionModel(BaseModel):
                 out.append(exc)
         return out
 
-    def _generate(self, conversations: list[list[dict[str, Any]]], options: dict[str, Any]) -> list[Generation]:
-        import torch
-
-        inputs = self.processor.apply_chat_template(
-            conversations,
+    def _model_inputs(self, conversations: list[tuple[list[dict[str, Any]], list[Any]]]) -> Any:
+        """The processor's tensors for a padded batch (frames' metadata passed along when there are videos)."""
+        processor_kwargs: dict[str, Any] = {"padding": True}
+        metadata = [m for _, metas in conversations for m in metas]
+        if metadata:
+            processor_kwargs.update(video_metadata=metadata, do_sample_frames=False)
+        return self.processor.apply_chat_template(
+            [conversation for conversation, _ in conversations],
             add_generation_prompt=True,
             tokenize=True,
             return_dict=True,
             return_tensors="pt",
-            processor_kwargs={"padding": True},
+            processor_kwargs=processor_kwargs,
         )
-        inputs = inputs.to(self.input_device, dtype=self.torch_dtype)
+
+    def _generate(
+        self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], options: dict[str, Any]
+    ) -> list[Generation]:
+        import torch
+
+        inputs = self._model_inputs(conversations).to(self.input_device, dtype=self.torch_dtype)
         options = dict(options)
         if "seed" in options:
             torch.manual_seed(options.pop("seed"))
@@ -268,6 +359,12 @@ class HFVisionModel(BaseModel):
             "model_class": type(self.model).__name__,
             "processor_class": type(self.processor).__name__,
             "image_only_processor": is_image_only(self.processor),
+            "video_input": self.video_input,
+            "video_processor": _video_processor_name(self.processor) if self.video_input == "native" else None,
+            "nframe": self.nframe,
+            "fps": self.fps,
+            "video_as_images": self.video_as_images,
+            "audio_sample_rate": self.audio_rate,
             "dtype": self.dtype,
             "torch_dtype": str(self.torch_dtype).removeprefix("torch."),
             "device": self.device,
@@ -279,6 +376,29 @@ class HFVisionModel(BaseModel):
             "modalities": sorted(self.modalities),
             "interleave": self.interleave,
         }
+
+
+def _silence() -> Any:
+    import numpy as np
+
+    return np.zeros(160, dtype=np.float32)
+
+
+def _model_type(path: str) -> str | None:
+    """config.json's model_type (None when it cannot be read; loading the model will then say why)."""
+    try:
+        with open(f"{path}/config.json", encoding="utf-8") as handle:
+            value = json.load(handle).get("model_type")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _video_processor_name(processor: Any) -> str:
+    video_processor = getattr(processor, "video_processor", None)
+    if is_torchvision_free(video_processor):
+        return "vlm.hf.qwen_video (torchvision-free)"
+    return type(video_processor).__name__
 
 
 def _pick_device_dtype(device: str | None, dtype: str) -> tuple[str, Any]:
@@ -305,16 +425,18 @@ def _count_new_tokens(row: list[int], eos_ids: set[int]) -> int:
     return len(row)
 
 
-def template_interleaves(processor: Any) -> bool:
-    """True when the chat template renders an image placed between two texts between them.
+def template_interleaves(processor: Any, media: dict[str, Any] | None = None) -> bool:
+    """True when the chat template renders a media item placed between two texts between them.
 
-    Renders [text A, image, text B] and [text A, text B]; an interleaving template puts something different
-    between A and B in the two renderings. A template that cannot render the probe counts as not interleaving
-    (images first is always safe).
+    Renders [text A, media, text B] and [text A, text B]; an interleaving template puts something different
+    between A and B in the two renderings. `media` is the probe item (default a 2x2 image; an audio-only model
+    is probed with an audio item). A template that cannot render the probe counts as not interleaving (media
+    first is always safe).
     """
-    from PIL import Image
+    if media is None:
+        from PIL import Image
 
-    image = Image.new("RGB", (2, 2))
+        media = {"type": "image", "image": Image.new("RGB", (2, 2))}
 
     def between(content: list[dict[str, Any]]) -> str | None:
         text = processor.apply_chat_template(
@@ -325,8 +447,8 @@ def template_interleaves(processor: Any) -> bool:
 
     a, b = {"type": "text", "text": _PROBE_A}, {"type": "text", "text": _PROBE_B}
     try:
-        with_image = between([a, {"type": "image", "image": image}, b])
+        with_media = between([a, media, b])
         without = between([a, b])
     except Exception:
         return False
-    return with_image is not None and without is not None and with_image != without
+    return with_media is not None and without is not None and with_media != without
