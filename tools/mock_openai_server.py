@@ -1,0 +1,294 @@
+"""A standalone mock OpenAI-compatible streaming server with injected delays, for load-testing the load tester.
+
+    python tools/mock_openai_server.py --port 8000 --ttft-ms 20 --itl-ms 20 --tokens 32
+
+It prints `listening on http://127.0.0.1:PORT` once it accepts connections (`--port 0` picks a free port) and
+serves until SIGTERM/SIGINT. Raw asyncio, no framework, so that the server is never the bottleneck of a
+benchmark of the client (one core drives well above 10,000 short streams per second).
+
+POST /v1/chat/completions (or /chat/completions) with `"stream": true` answers Server-Sent Events, chunked:
+- the first content chunk `ttft_ms` after the request body was received, then one chunk every `itl_ms`, each
+  one token (the text `tok `); token k is sent at received + ttft + k*itl (absolute deadlines: no drift);
+- tokens: `--tokens`, capped by the request's max_tokens; with `"ignore_eos": true`, exactly max_tokens;
+- a final chunk with finish_reason, then (when `stream_options.include_usage` is asked) a usage chunk with
+  completion_tokens = tokens sent and prompt_tokens = body bytes // 4 (a stand-in, not a tokenizer), then
+  `data: [DONE]`. `--no-usage` never sends usage.
+Without `"stream": true` (or with `--no-stream`) the answer is one chat.completion JSON object.
+GET /health and GET .../models answer 200; anything else 404.
+
+Faults for tests (with `--faults`), chosen per request by a directive in the prompt text: `[mock:http500]` (HTTP 500),
+`[mock:drop]` (two chunks, then the connection is cut), `[mock:malformed]` (a `data:` line that is not JSON),
+`[mock:hang]` (one chunk, then silence until the client goes away), `[mock:error]` (an error object in the
+stream). `--record FILE` appends every request body (parsed JSON) as one line to FILE. `--require-key KEY`
+answers 401 to requests without `Authorization: Bearer KEY`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import signal
+import sys
+from typing import Any
+
+_MAX_TOKENS = re.compile(rb'"max_tokens"\s*:\s*(\d+)')
+_STREAM = re.compile(rb'"stream"\s*:\s*true')
+_IGNORE_EOS = re.compile(rb'"ignore_eos"\s*:\s*true')
+_FAULT = re.compile(rb"\[mock:([a-z0-9]+)\]")
+_STATUS_TEXT = {200: "OK", 400: "Bad Request", 404: "Not Found", 411: "Length Required", 500: "Internal Server Error"}
+
+
+def _chunk(payload: bytes) -> bytes:
+    """One HTTP/1.1 chunk."""
+    return b"%x\r\n%s\r\n" % (len(payload), payload)
+
+
+def _event(obj: dict[str, Any]) -> bytes:
+    return _chunk(b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n")
+
+
+def _delta(content: str | None, finish: str | None = None, role: bool = False) -> dict[str, Any]:
+    delta: dict[str, Any] = {"role": "assistant"} if role else {}
+    if content is not None:
+        delta["content"] = content
+    return {
+        "id": "chatcmpl-mock",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "mock-model",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+class Settings:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.ttft = args.ttft_ms / 1000.0
+        self.itl = args.itl_ms / 1000.0
+        self.tokens = args.tokens
+        self.usage = not args.no_usage
+        self.stream = not args.no_stream
+        self.record = open(args.record, "a", encoding="utf-8") if args.record else None
+        self.faults = args.faults
+        self.key = args.require_key
+        self.first = _event(_delta("tok ", role=True))
+        self.token = _event(_delta("tok "))
+        self.done = _chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n"
+        self.headers_sse = (
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+
+    def tail(self, n: int, prompt_tokens: int, usage: bool, finish: str) -> bytes:
+        out = _event(_delta(None, finish))
+        if usage and self.usage:
+            out += _event(
+                {
+                    "id": "chatcmpl-mock",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": "mock-model",
+                    "choices": [],
+                    "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n},
+                }
+            )
+        return out + self.done
+
+
+def _last(body: bytes, key: bytes, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
+    """The pattern matched at the last occurrence of a top-level key (found from the end: a body's media come
+    first, its settings last, so a 4 MB body is not scanned)."""
+    at = body.rfind(key)
+    return pattern.match(body, at) if at >= 0 else None
+
+
+def _plain(status: int, obj: Any, close: bool = False) -> bytes:
+    body = json.dumps(obj).encode()
+    head = (
+        f"HTTP/1.1 {status} {_STATUS_TEXT.get(status, 'Status')}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n{'Connection: close' + chr(13) + chr(10) if close else ''}\r\n"
+    )
+    return head.encode() + body
+
+
+class Connection(asyncio.Protocol):
+    def __init__(self, settings: Settings) -> None:
+        self.s = settings
+        self.parts: list[bytes] = []  # bytes received and not yet answered
+        self.size = 0
+        self.transport: asyncio.Transport | None = None
+        self.busy = False  # a response is being streamed; later bytes wait in parts
+        self.need = 0  # bytes the request being received needs (headers + body), once known
+        self.timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.transport = None
+
+    def data_received(self, data: bytes) -> None:
+        self.parts.append(data)
+        self.size += len(data)
+        if not self.busy and self.size >= self.need:  # a large body is joined once, when complete
+            self._next_request()
+
+    def _next_request(self) -> None:
+        while not self.busy and self.transport is not None and self.parts:
+            buf = self.parts[0] if len(self.parts) == 1 else b"".join(self.parts)
+            self.parts = [buf]
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            lines = buf[:end].decode("latin-1").split("\r\n")
+            try:
+                method, path, _ = lines[0].split(" ", 2)
+            except ValueError:
+                self.transport.write(_plain(400, {"error": "bad request line"}, close=True))
+                self.transport.close()
+                return
+            length = 0
+            authorization = ""
+            for line in lines[1:]:
+                name, _, value = line.partition(":")
+                lname = name.strip().lower()
+                if lname == "content-length":
+                    length = int(value.strip())
+                elif lname == "authorization":
+                    authorization = value.strip()
+                elif lname == "transfer-encoding" and "chunked" in value.lower():
+                    self.transport.write(_plain(411, {"error": "send a Content-Length"}, close=True))
+                    self.transport.close()
+                    return
+            total = end + 4 + length
+            if len(buf) < total:
+                self.need = total
+                return  # wait for the rest of the body
+            body = buf[end + 4 : total]
+            rest = buf[total:]
+            self.parts = [rest] if rest else []
+            self.size, self.need = len(rest), 0
+            if self.s.key and authorization != f"Bearer {self.s.key}":
+                self.transport.write(_plain(401, {"error": {"message": "invalid API key", "code": 401}}))
+                continue
+            self._respond(method, path.split("?", 1)[0], body)
+
+    def _respond(self, method: str, path: str, body: bytes) -> None:
+        assert self.transport is not None
+        if method == "GET" and (path == "/health" or path.endswith("/models")):
+            self.transport.write(_plain(200, {"object": "list", "data": [{"id": "mock-model", "object": "model"}]}))
+            return
+        if method != "POST" or path not in ("/v1/chat/completions", "/chat/completions"):
+            self.transport.write(_plain(404, {"error": {"message": f"no route {method} {path}", "code": 404}}))
+            return
+        if self.s.record is not None:
+            try:
+                self.s.record.write(json.dumps(json.loads(body)) + "\n")
+            except ValueError:
+                self.s.record.write(json.dumps({"unparsable_body_bytes": len(body)}) + "\n")
+            self.s.record.flush()
+        fault_match = _FAULT.search(body) if self.s.faults else None
+        fault = fault_match.group(1).decode() if fault_match else ""
+        if fault == "http500":
+            self.transport.write(_plain(500, {"error": {"message": "injected failure", "code": 500}}))
+            return
+        found = _last(body, b'"max_tokens"', _MAX_TOKENS)
+        max_tokens = int(found.group(1)) if found else None
+        ignore_eos = _last(body, b'"ignore_eos"', _IGNORE_EOS) is not None
+        n = max_tokens if (ignore_eos and max_tokens) else min(self.s.tokens, max_tokens or self.s.tokens)
+        n = max(n, 1)
+        finish = "length" if max_tokens is not None and n >= max_tokens else "stop"
+        stream = self.s.stream and _last(body, b'"stream"', _STREAM) is not None
+        prompt_tokens = len(body) // 4
+        if not stream:
+            reply = {
+                "id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": "mock-model",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "tok " * n}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n},
+            }
+            self.transport.write(_plain(200, reply))
+            return
+        usage = body.rfind(b'"include_usage"') >= 0
+        tail = self.s.tail(n, prompt_tokens, usage, finish)
+        if not fault and self.s.ttft == 0 and self.s.itl == 0:
+            self.transport.write(self.s.headers_sse + self.s.first + self.s.token * (n - 1) + tail)
+            return
+        self.busy = True
+        self.transport.write(self.s.headers_sse)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        self.timer = loop.call_at(start + self.s.ttft, self._stream, loop, start, 0, n, tail, fault)
+
+    def _stream(self, loop: asyncio.AbstractEventLoop, start: float, k: int, n: int, tail: bytes, fault: str) -> None:
+        """Send token k (at its absolute deadline) and schedule token k+1."""
+        self.timer = None
+        transport = self.transport
+        if transport is None:
+            return
+        if k == 0:
+            transport.write(self.s.first)
+        elif fault == "drop" and k == 2:
+            transport.abort()  # cut mid-stream: no terminating chunk
+            return
+        elif fault == "malformed" and k == 1:
+            transport.write(_chunk(b"data: {this is not json\n\n"))
+        elif fault == "error" and k == 1:
+            transport.write(_event({"error": {"message": "injected stream error", "code": 500}}) + self.s.done)
+            self._finish()
+            return
+        elif fault == "hang":
+            return  # never another byte; the client times out
+        else:
+            transport.write(self.s.token)
+        if k + 1 >= n:
+            transport.write(tail)
+            self._finish()
+            return
+        due = start + self.s.ttft + (k + 1) * self.s.itl
+        self.timer = loop.call_at(due, self._stream, loop, start, k + 1, n, tail, fault)
+
+    def _finish(self) -> None:
+        self.busy = False
+        if self.parts:
+            self._next_request()
+
+
+async def serve(args: argparse.Namespace) -> None:
+    settings = Settings(args)
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(lambda: Connection(settings), args.host, args.port, backlog=4096)
+    port = server.sockets[0].getsockname()[1]
+    print(f"listening on http://{args.host}:{port}", flush=True)
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    server.close()
+    if settings.record is not None:
+        settings.record.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0: a free port (printed)")
+    parser.add_argument("--ttft-ms", type=float, default=0.0, help="delay before the first token")
+    parser.add_argument("--itl-ms", type=float, default=0.0, help="delay between tokens")
+    parser.add_argument("--tokens", type=int, default=16, help="tokens per answer (capped by max_tokens)")
+    parser.add_argument("--no-usage", action="store_true", help="never send a usage chunk")
+    parser.add_argument("--no-stream", action="store_true", help="answer plain JSON even when asked to stream")
+    parser.add_argument("--require-key", default=None, metavar="KEY", help="answer 401 unless `Authorization: Bearer KEY`")
+    parser.add_argument("--faults", action="store_true", help="honour [mock:<fault>] directives in prompts")
+    parser.add_argument("--record", default=None, help="append each request body as a JSON line to this file")
+    args = parser.parse_args(argv)
+    if args.tokens < 1 or args.ttft_ms < 0 or args.itl_ms < 0:
+        parser.error("--tokens must be >= 1 and the delays >= 0")
+    asyncio.run(serve(args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+"""`vlmkit perf`: load tests of OpenAI-compatible streaming services, with requests built from any dataset.
+
+    from vlmkit.perf import PerfOptions, run_perf
+    result = run_perf(dataset, PerfOptions(model="m", api_base="http://127.0.0.1:8000/v1", concurrency=[1, 8]))
+
+Modules: options (PerfOptions, checks), requests (bodies built before timing), client (aiohttp SSE client and
+per-request records), schedule (closed/open loop in one process), workers (several processes), metrics (the
+figures and their definitions), bottleneck (client-side limits), report (files, console), plots (PNG), api
+(run_perf), cli (the subcommand). Nothing heavy is imported until used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["PerfOptions", "PerfResult", "run_perf"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PerfOptions":
+        from vlmkit.perf.options import PerfOptions
+
+        return PerfOptions
+    if name in ("PerfResult", "run_perf"):
+        from vlmkit.perf import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'vlmkit.perf' has no attribute {name!r}")

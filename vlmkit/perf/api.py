@@ -1,0 +1,292 @@
+"""`run_perf(dataset, options)`: build every body, probe the server once, run each level, write the report.
+
+The steps, in order: check the options; build the request bodies (before any clock starts); send one one-token
+request (an unreachable or non-OpenAI server stops the run here with one line); for each level (concurrency or
+request rate) run its warm-up and measured phase in this process or in `--workers` processes; after each level
+write perf_summary.json/.csv and append its lines to perf_requests.jsonl, so a crash or Ctrl-C keeps what was
+measured; finally draw the plots. Ctrl-C stops the level in flight, keeps its figures, skips later levels, and
+marks the summary `interrupted`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from vlmkit.perf.client import Record, make_session, send
+from vlmkit.perf.options import PerfInputError, PerfOptions, check_options
+from vlmkit.perf.requests import PreparedRequests, build_requests, dumps, request_body
+from vlmkit.perf.schedule import LevelPlan, LevelRun, Target, arrival_offsets, run_level
+
+CUT_SHORT = "run cut short by Ctrl-C: the figures cover the requests completed before it"
+
+
+@dataclass
+class PerfResult:
+    """What a perf run produced: the summary (as written to perf_summary.json) and where the files are."""
+
+    summary: dict[str, Any]
+    out_dir: Path
+    files: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def levels(self) -> list[dict[str, Any]]:
+        return self.summary["levels"]
+
+
+def _say(options: PerfOptions, text: str, *, err: bool = False) -> None:
+    if not options.quiet or err:
+        print(text, file=sys.stderr if err else sys.stdout, flush=True)
+
+
+def target_for(options: PerfOptions) -> Target:
+    from vlm.api.openai_compat import chat_completions_url
+
+    try:
+        _, url = chat_completions_url(options.api_base)
+    except ValueError as exc:
+        raise PerfInputError(f"--api-base {options.api_base!r}: {exc}") from None
+    headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+    if options.api_key:
+        headers["Authorization"] = f"Bearer {options.api_key}"
+    return Target(url, headers, options.timeout)
+
+
+def probe(target: Target, options: PerfOptions) -> dict[str, Any]:
+    """One one-token streaming request; PerfInputError (one line) when the server cannot serve the run."""
+    from vlmkit.openai_format import to_openai_messages
+
+    body = dumps(request_body(to_openai_messages("Hi"), {"max_tokens": 1}, options))
+    rec = Record(-1, 0, 1, 0)
+
+    async def go() -> None:
+        session = make_session(1, options.timeout)
+        try:
+            await send(session, target.url, body, target.headers, rec)
+        finally:
+            await session.close()
+
+    asyncio.run(go())
+    url, kind, message = target.url, rec.error, rec.message
+    if kind is None:
+        return {"ok": True, "usage": rec.output_tokens is not None, "e2el_ms": (rec.end - rec.start) / 1e6}
+    if kind == "connection":
+        raise PerfInputError(f"cannot reach {url}: {message} (is the server running, and is --api-base right?)")
+    if kind == "timeout":
+        raise PerfInputError(f"{url} sent no complete answer to a one-token request within {options.timeout:g} s")
+    if kind in ("http_404", "http_405"):
+        raise PerfInputError(
+            f"{url} answered HTTP {rec.status} ({message}): not an OpenAI-compatible chat-completions endpoint, "
+            f"or it does not serve --model {options.model!r}"
+        )
+    if kind in ("http_401", "http_403"):
+        raise PerfInputError(f"{url} refused the request with HTTP {rec.status} ({message}): check --api-key")
+    if kind.startswith("http_"):
+        raise PerfInputError(f"{url} answered HTTP {rec.status} to a one-token streaming request: {message}")
+    if kind == "not_sse":
+        raise PerfInputError(
+            f"{url} did not answer with a server-sent event stream ({message}): not an OpenAI-compatible streaming endpoint"
+        )
+    raise PerfInputError(f"{url} sent a broken stream to a one-token request ({kind}: {message})")
+
+
+def level_plans(options: PerfOptions, rows: int) -> list[tuple[float, LevelPlan]]:
+    """(level value, plan) per level. Each level sends the same sequence: warm-up requests 0..K-1, then the
+    measured ones from K (request n uses row n % rows)."""
+    k = options.warmup
+    count = options.num_requests if options.num_requests is not None else (None if options.duration else rows)
+    plans = []
+    for i, value in enumerate(options.levels()):
+        warm = list(range(k))
+        if options.open_loop:
+            arrivals = arrival_offsets(value, options.burstiness, options.seed + i, count=count, duration=options.duration)
+            plan = LevelPlan(
+                label=f"rate={value:g}/s", open_loop=True, slots=options.max_concurrency or 0, warmup_ids=warm,
+                ids=list(range(k, k + len(arrivals))), arrivals=arrivals,
+            )
+        else:
+            plan = LevelPlan(
+                label=f"c={int(value)}", open_loop=False, slots=int(value), warmup_ids=warm,
+                ids=list(range(k, k + count)) if count is not None else None, id_start=k,
+                duration_ns=int(options.duration * 1e9) if options.duration else None,
+            )
+        plans.append((value, plan))
+    return plans
+
+
+def _run_one_level(plan: LevelPlan, prepared: PreparedRequests, target: Target, options: PerfOptions) -> list[LevelRun]:
+    if options.workers <= 1:
+        stop = threading.Event()
+        run = run_level(plan, prepared, target, stop)
+        return [run]
+    import multiprocessing as mp
+
+    from vlmkit.perf.workers import run_level_in_workers
+
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
+    stop = ctx.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        return run_level_in_workers(plan, prepared, target, options.workers, stop)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def default_out_dir(model: str) -> Path:
+    from vlmkit.resolve import model_folder_name
+
+    return Path("outputs") / "perf" / model_folder_name(model) / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) -> PerfResult:
+    """Load-test the server with requests built from `dataset` (any object with the runner's dataset protocol:
+    name, data, line(i), build_prompt(line), optionally generation_params(line))."""
+    from vlmkit.perf import report
+    from vlmkit.perf.bottleneck import client_health
+    from vlmkit.perf.metrics import DEFINITIONS, summarize
+    from vlmkit.results import host_info, now_iso, package_versions
+
+    check_options(options)
+    target = target_for(options)
+    started = now_iso()
+    total_rows = len(dataset.data)
+    if total_rows == 0:
+        raise PerfInputError(f"dataset {getattr(dataset, 'name', '?')}: no rows to send")
+    probed = probe(target, options)
+    _say(options, f"vlmkit perf: {target.url} answers a streaming request"
+                  + ("" if probed["usage"] else " (without usage: token counts will be estimates)"))
+    needed = None if options.duration else options.warmup + (options.num_requests or total_rows)
+    prepared = build_requests(dataset, options, needed, video_frames)
+    _say(options, f"vlmkit perf: {len(prepared)} request bodies built before timing ({prepared.total_bytes / 1e6:.2f} MB, "
+                  f"{prepared.encoder}) in {prepared.build_s:.2f} s")
+
+    out_dir = Path(options.out_dir) if options.out_dir else default_out_dir(options.model)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {
+        "summary_json": str(out_dir / "perf_summary.json"),
+        "summary_csv": str(out_dir / "perf_summary.csv"),
+        "requests_jsonl": str(out_dir / "perf_requests.jsonl"),
+    }
+    try:
+        dataset_info = dataset.info()
+    except Exception:  # a minimal dataset object may have none
+        dataset_info = {"name": getattr(dataset, "name", None)}
+    summary: dict[str, Any] = {
+        "schema_version": 1,
+        "kind": "vlmkit-perf",
+        "status": "running",
+        "interrupted": False,
+        "started_at": started,
+        "completed_at": None,
+        "argv": redacted_argv(sys.argv),
+        "packages": {**package_versions(), "aiohttp": _version("aiohttp")},
+        "host": host_info(),
+        "target": {"url": target.url, "model": options.model},
+        "dataset": {**dataset_info, "rows_used": len(prepared), "file_md5": getattr(dataset, "file_md5", None)},
+        "options": options.public(),
+        "bodies": {"rows": len(prepared), "bytes": prepared.total_bytes, "build_s": prepared.build_s, "encoder": prepared.encoder},
+        "probe": probed,
+        "definitions": DEFINITIONS,
+        "levels": [],
+        "warnings": [],
+        "notes": [],
+        "files": files,
+    }
+    plotted: list[tuple[dict[str, Any], list[Record], int]] = []
+    interrupted = False
+    with open(out_dir / "perf_requests.jsonl", "w", encoding="utf-8") as lines:
+        for value, plan in level_plans(options, total_rows):
+            what = f"{len(plan.ids)} requests" if plan.ids is not None else f"{options.duration:g} s"
+            _say(options, f"vlmkit perf: level {plan.label}: measuring {what}"
+                          + (f" after {options.warmup} warm-up requests" if options.warmup else ""))
+            try:
+                runs = _run_one_level(plan, prepared, target, options)
+            except KeyboardInterrupt:  # between phases, outside the loop's own handler
+                interrupted = True
+                break
+            records = [r for run in runs for r in run.records]
+            warm = [r for run in runs for r in run.warmup_records]
+            level_interrupted = any(run.interrupted for run in runs)
+            figures = summarize(records, options.slo)
+            health, warnings = client_health(runs, open_loop=plan.open_loop, requested_rate=value if plan.open_loop else None)
+            level = {
+                "label": plan.label,
+                "mode": "open" if plan.open_loop else "closed",
+                "concurrency": None if plan.open_loop else int(value),
+                "request_rate": value if plan.open_loop else None,
+                "burstiness": options.burstiness if plan.open_loop else None,
+                "max_concurrency": options.max_concurrency if plan.open_loop else None,
+                "warmup_requests": len(warm),
+                "interrupted": level_interrupted,
+                **figures,
+                "client": health,
+                "warnings": warnings,
+            }
+            summary["levels"].append(level)
+            summary["warnings"] += [f"{plan.label}: {w}" for w in warnings]
+            t0 = min(run.t0 for run in runs)
+            report.write_request_lines(lines, plan.label, sorted(warm + records, key=lambda r: (r.warmup is False, r.n)), prepared.index, t0)
+            for warning in warnings:
+                _say(options, f"WARNING {plan.label}: {warning}", err=True)
+            plotted.append((level, records, t0))
+            report.write_summary(out_dir, summary)
+            if level_interrupted:
+                interrupted = True
+                break
+    summary["interrupted"] = interrupted
+    summary["status"] = "interrupted" if interrupted else "complete"
+    if interrupted:
+        summary["notes"].append(CUT_SHORT)
+    if options.plots:
+        from vlmkit.perf.plots import write_plots
+
+        plot_files, note = write_plots(out_dir, plotted)
+        if note:
+            summary["notes"].append(note)
+        if plot_files:
+            files["plots"] = str(out_dir / "plots")
+    summary["completed_at"] = now_iso()
+    report.write_summary(out_dir, summary)
+    if summary["levels"]:
+        _say(options, report.console_table(summary["levels"]))
+    for note in summary["notes"]:
+        _say(options, f"note: {note}")
+    _say(options, f"vlmkit perf: results in {out_dir}")
+    return PerfResult(summary, out_dir, files, interrupted, list(summary["warnings"]))
+
+
+def redacted_argv(argv: list[str]) -> list[str]:
+    """The command line with the value of --api-key replaced (the key is never written anywhere)."""
+    out, hide = [], False
+    for arg in argv:
+        if hide:
+            out.append("***")
+            hide = False
+        elif arg == "--api-key":
+            out.append(arg)
+            hide = True
+        elif arg.startswith("--api-key="):
+            out.append("--api-key=***")
+        else:
+            out.append(arg)
+    return out
+
+
+def _version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None

@@ -1,0 +1,115 @@
+"""`vlmkit perf`: the subcommand's flags (argparse only at import: `vlmkit --help` stays fast) and its entry."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_perf_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "perf",
+        help="load-test an OpenAI-compatible streaming service",
+        description="Load-test an OpenAI-compatible chat-completions service with requests built from a dataset: "
+        "TTFT, TPOT, ITL, E2EL, throughput, errors, goodput; JSON, CSV, per-request JSONL and plots.",
+    )
+    p.add_argument("--model", required=True, help="the model id the server serves")
+    p.add_argument("--api-base", default=None, help="base URL (.../v1) or the full .../chat/completions URL (default: $OPENAI_API_BASE)")
+    p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
+    p.add_argument("--data", required=True, metavar="NAME|PATH", help="catalog name, .tsv, or custom .jsonl/.csv (mm_custom too)")
+    p.add_argument("--meta", default=None, metavar="PATH", help=".meta.json for a custom dataset (default: <data>.meta.json beside it)")
+    load = p.add_mutually_exclusive_group()
+    load.add_argument("--concurrency", type=int, nargs="+", default=None, metavar="N", help="closed loop; several values run a sweep (default 1)")
+    load.add_argument("--request-rate", type=float, nargs="+", default=None, metavar="R", help="open loop: requests/s with Poisson arrivals; several values run a sweep")
+    p.add_argument("--burstiness", type=float, default=1.0, help="open loop: gamma shape of the gaps (1 = Poisson; <1 burstier)")
+    p.add_argument("--max-concurrency", type=int, default=None, help="open loop: most requests in flight")
+    p.add_argument("--num-requests", type=int, default=None, help="requests per level (default: one per dataset row)")
+    p.add_argument("--duration", type=float, default=None, metavar="S", help="seconds per level (with --num-requests: whichever ends first)")
+    p.add_argument("--warmup", type=int, default=0, metavar="K", help="requests sent first at each level and left out of every figure")
+    p.add_argument("--max-tokens", type=int, default=None, help="max_tokens of a request whose row sets none (default 256)")
+    p.add_argument("--ignore-eos", action="store_true", help="send ignore_eos: true (vLLM, SGLang) so answers run to max_tokens")
+    p.add_argument("--media-mode", choices=("data-url", "file-url"), default="data-url", help="images (and video/audio URLs) as base64 data URLs or file:// URLs")
+    p.add_argument("--video-mode", choices=("frames", "video_url"), default="frames", help="video as sampled frames or one video_url part")
+    p.add_argument("--audio-mode", choices=("input_audio", "audio_url"), default="input_audio", help="audio as input_audio (base64) or an audio_url part")
+    p.add_argument("--nframe", type=int, default=8, help="frames per video with --video-mode frames (default 8)")
+    p.add_argument("--slo", nargs="+", default=None, metavar="NAME:MS", help="goodput limits, e.g. ttft:500 tpot:50 e2el:10000")
+    p.add_argument("--workers", type=int, default=1, help="client processes sharing the load (one per core for high concurrency)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="per-request timeout in seconds (default 300)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help="output folder (default outputs/perf/<model>/<timestamp>)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the arrival schedule and of dataset sampling")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--lmudata", type=Path, default=None, help="dataset folder (default: $LMUData or ~/LMUData)")
+    p.set_defaults(func=run_perf_command)
+
+
+def run_perf_command(args: argparse.Namespace) -> int:
+    """0 when the run completed (failed requests are figures in the report), 2 on bad input, 130 when cut short."""
+    import sys
+
+    from vlmkit import config
+    from vlmkit.errors import user_errors
+    from vlmkit.perf.options import DEFAULT_MAX_TOKENS, PerfInputError, PerfOptions, parse_slo
+
+    try:
+        api_base = args.api_base or config.openai_api_base()
+        if not api_base:
+            raise PerfInputError("--api-base is required (or set OPENAI_API_BASE)")
+        options = PerfOptions(
+            model=args.model,
+            api_base=api_base,
+            api_key=args.api_key if args.api_key is not None else config.openai_api_key(),
+            concurrency=args.concurrency,
+            request_rate=args.request_rate,
+            burstiness=args.burstiness,
+            max_concurrency=args.max_concurrency,
+            num_requests=args.num_requests,
+            duration=args.duration,
+            warmup=args.warmup,
+            max_tokens=args.max_tokens if args.max_tokens is not None else DEFAULT_MAX_TOKENS,
+            ignore_eos=args.ignore_eos,
+            media_mode=args.media_mode,
+            video_mode=args.video_mode,
+            audio_mode=args.audio_mode,
+            nframe=args.nframe,
+            slo=parse_slo(args.slo),
+            workers=args.workers,
+            timeout=args.timeout,
+            out_dir=args.out,
+            seed=args.seed,
+            plots=not args.no_plots,
+        )
+        from vlmkit.perf.options import check_options
+
+        check_options(options)  # before the dataset is read: bad flags fail fast
+        from vlmkit.perf.api import run_perf
+        from vlmkit.perf.source import load_dataset
+
+        dataset = load_dataset(args.data, meta=args.meta, seed=args.seed, root=args.lmudata)
+        result = run_perf(dataset, options)
+    except PerfInputError as exc:
+        print(f"vlmkit perf: error: {exc}", file=sys.stderr)
+        return 2
+    except user_errors() as exc:
+        print(f"vlmkit perf: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("vlmkit perf: interrupted before measuring began; nothing was written", file=sys.stderr)
+        return 130
+    if result.interrupted:
+        print(f"vlmkit perf: {result.summary['notes'][0]}; written to {result.out_dir}", file=sys.stderr)
+        return 130
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m vlmkit.perf.cli perf ...`: the subcommand on its own (vlmkit.cli registers the same parser)."""
+    parser = argparse.ArgumentParser(prog="vlmkit")
+    add_perf_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

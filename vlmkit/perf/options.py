@@ -1,0 +1,133 @@
+"""What a perf run is asked to do (PerfOptions) and the checks that turn bad values into one-line errors."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SLO_NAMES = ("ttft", "tpot", "e2el")
+MEDIA_MODES = ("data-url", "file-url")
+VIDEO_MODES = ("frames", "video_url")
+AUDIO_MODES = ("input_audio", "audio_url")
+DEFAULT_MAX_TOKENS = 256
+
+
+class PerfInputError(ValueError):
+    """A bad option, dataset or server answer: the CLI prints the text as one line and exits with 2."""
+
+
+@dataclass
+class PerfOptions:
+    """A perf run. Closed loop: `concurrency` levels (a sweep runs each in turn). Open loop: `request_rate`
+    levels (requests/s, Poisson arrivals; `burstiness` is the gamma shape, 1 = Poisson) capped by
+    `max_concurrency`. Each level sends `num_requests` (default: one per dataset row) or runs for `duration`
+    seconds, after `warmup` requests that no figure counts."""
+
+    model: str
+    api_base: str
+    api_key: str | None = field(default=None, repr=False)  # never written anywhere
+    concurrency: list[int] | None = None
+    request_rate: list[float] | None = None
+    burstiness: float = 1.0
+    max_concurrency: int | None = None
+    num_requests: int | None = None
+    duration: float | None = None
+    warmup: int = 0
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    ignore_eos: bool = False
+    media_mode: str = "data-url"
+    video_mode: str = "frames"
+    audio_mode: str = "input_audio"
+    nframe: int = 8
+    slo: dict[str, float] = field(default_factory=dict)  # name -> milliseconds
+    workers: int = 1
+    timeout: float = 300.0
+    out_dir: Path | None = None
+    seed: int = 0
+    plots: bool = True
+    quiet: bool = False
+
+    @property
+    def open_loop(self) -> bool:
+        return self.request_rate is not None
+
+    def levels(self) -> list[float]:
+        return list(self.request_rate) if self.request_rate is not None else list(self.concurrency or [1])
+
+    def public(self) -> dict[str, Any]:
+        """The options as written to perf_summary.json (no key)."""
+        return {
+            "model": self.model, "api_base": self.api_base, "api_key_given": bool(self.api_key),
+            "concurrency": self.concurrency, "request_rate": self.request_rate, "burstiness": self.burstiness,
+            "max_concurrency": self.max_concurrency, "num_requests": self.num_requests, "duration": self.duration,
+            "warmup": self.warmup, "max_tokens": self.max_tokens, "ignore_eos": self.ignore_eos,
+            "media_mode": self.media_mode, "video_mode": self.video_mode, "audio_mode": self.audio_mode,
+            "nframe": self.nframe, "slo_ms": dict(self.slo), "workers": self.workers, "timeout": self.timeout,
+            "seed": self.seed,
+        }
+
+
+def parse_slo(items: list[str] | None) -> dict[str, float]:
+    """`["ttft:500", "tpot:50"]` -> {"ttft": 500.0, "tpot": 50.0}; unknown names and bad values are errors."""
+    slo: dict[str, float] = {}
+    for item in items or []:
+        name, sep, value = item.partition(":")
+        name = name.strip().lower()
+        if not sep:
+            raise PerfInputError(f"--slo {item!r}: expected NAME:MS, e.g. ttft:500")
+        if name not in SLO_NAMES:
+            raise PerfInputError(f"--slo {item!r}: unknown SLO name {name!r} (known: {', '.join(SLO_NAMES)})")
+        try:
+            ms = float(value)
+        except ValueError:
+            raise PerfInputError(f"--slo {item!r}: {value!r} is not a number of milliseconds") from None
+        if not math.isfinite(ms) or ms <= 0:
+            raise PerfInputError(f"--slo {item!r}: the limit must be a positive number of milliseconds")
+        slo[name] = ms
+    return slo
+
+
+def _positive(name: str, value: float | None, *, integer: bool = False, zero: bool = False) -> None:
+    if value is None:
+        return
+    bad = not math.isfinite(value) or value < 0 or (value == 0 and not zero) or (integer and value != int(value))
+    if bad:
+        what = "an integer" if integer else "a number"
+        raise PerfInputError(f"{name} must be {what} {'>= 0' if zero else '> 0'}, got {value:g}")
+
+
+def check_options(o: PerfOptions) -> None:
+    """PerfInputError naming the first bad option."""
+    if not o.model:
+        raise PerfInputError("--model is required (the model id the server serves)")
+    if o.concurrency is not None and o.request_rate is not None:
+        raise PerfInputError("give either --concurrency (closed loop) or --request-rate (open loop), not both")
+    if o.max_concurrency is not None and o.request_rate is None:
+        raise PerfInputError("--max-concurrency caps the open loop (--request-rate); with --concurrency the level is the cap")
+    for level in o.concurrency or []:
+        _positive("--concurrency", level, integer=True)
+    for rate in o.request_rate or []:
+        _positive("--request-rate", rate)
+    if o.concurrency is not None and not o.concurrency or o.request_rate is not None and not o.request_rate:
+        raise PerfInputError("--concurrency/--request-rate need at least one value")
+    _positive("--burstiness", o.burstiness)
+    _positive("--max-concurrency", o.max_concurrency, integer=True)
+    _positive("--num-requests", o.num_requests, integer=True)
+    _positive("--duration", o.duration)
+    _positive("--warmup", o.warmup, integer=True, zero=True)
+    _positive("--max-tokens", o.max_tokens, integer=True)
+    _positive("--workers", o.workers, integer=True)
+    _positive("--timeout", o.timeout)
+    _positive("--nframe", o.nframe, integer=True)
+    for name, value, allowed in (
+        ("--media-mode", o.media_mode, MEDIA_MODES),
+        ("--video-mode", o.video_mode, VIDEO_MODES),
+        ("--audio-mode", o.audio_mode, AUDIO_MODES),
+    ):
+        if value not in allowed:
+            raise PerfInputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+    unknown = sorted(set(o.slo) - set(SLO_NAMES))
+    if unknown:
+        raise PerfInputError(f"unknown SLO name(s) {', '.join(unknown)} (known: {', '.join(SLO_NAMES)})")

@@ -1,0 +1,133 @@
+"""The files and the console table of a perf run.
+
+- perf_summary.json: run identity, options (no key), the figures' definitions, one block per level;
+- perf_summary.csv: one row per level, flat columns;
+- perf_requests.jsonl: one line per request (warm-up ones marked), its own figures in ms.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import IO, Any
+
+from vlmkit.files import write_text_atomic
+from vlmkit.perf.client import Record
+from vlmkit.perf.metrics import STATS, per_request
+from vlmkit.results import format_table, write_json
+
+LATENCIES = ("ttft_ms", "tpot_ms", "itl_ms", "e2el_ms")
+
+
+def write_summary(out_dir: Path, summary: dict[str, Any]) -> None:
+    write_json(out_dir / "perf_summary.json", summary)
+    write_text_atomic(out_dir / "perf_summary.csv", summary_csv(summary["levels"]))
+
+
+def csv_row(level: dict[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "level": level["label"],
+        "mode": level["mode"],
+        "concurrency": level.get("concurrency"),
+        "request_rate": level.get("request_rate"),
+        "measured": level["requests"]["measured"],
+        "successful": level["requests"]["successful"],
+        "failed": level["requests"]["failed"],
+        "errors": ";".join(f"{k}={v}" for k, v in level["requests"]["errors_by_kind"].items()),
+        "duration_s": level["duration_s"],
+        "request_throughput": level["request_throughput"],
+        "input_token_throughput": level["input_token_throughput"],
+        "output_token_throughput": level["output_token_throughput"],
+    }
+    for name in LATENCIES:
+        for stat in STATS:
+            row[f"{name}_{stat}"] = level[name][stat]
+    row["queued_ms_mean"] = level["queued_ms"]["mean"]
+    row["queued_ms_p99"] = level["queued_ms"]["p99"]
+    row["achieved_concurrency_mean"] = level["achieved_concurrency"]["mean"]
+    row["achieved_concurrency_max"] = level["achieved_concurrency"]["max"]
+    goodput = level.get("goodput") or {}
+    row["goodput_per_s"] = goodput.get("per_s")
+    row["goodput_fraction"] = goodput.get("fraction")
+    cpu = [p["cpu_fraction"] for p in level["client"]["processes"]]
+    row["client_cpu_max"] = max(cpu) if cpu else None
+    row["warnings"] = len(level["warnings"])
+    row["interrupted"] = level["interrupted"]
+    return row
+
+
+def summary_csv(levels: list[dict[str, Any]]) -> str:
+    rows = [csv_row(level) for level in levels]
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in rows)
+    return buffer.getvalue()
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def request_line(level: str, rec: Record, index: Any, t0: int) -> dict[str, Any]:
+    fig = per_request(rec)
+    return {
+        "level": level,
+        "n": rec.n,
+        "row": rec.row,
+        "index": index,
+        "warmup": rec.warmup,
+        "worker": rec.worker,
+        "ok": rec.ok,
+        "error": rec.error,
+        "message": rec.message,
+        "status": rec.status or None,
+        "sched_ms": _ms((rec.sched - t0) / 1e6),
+        "start_ms": _ms((rec.start - t0) / 1e6) if rec.start else None,
+        "queued_ms": _ms(fig["queued_ms"]),
+        "ttft_ms": _ms(fig["ttft_ms"]),
+        "tpot_ms": _ms(fig["tpot_ms"]),
+        "e2el_ms": _ms(fig["e2el_ms"]),
+        "itl_ms": [round(g, 3) for g in fig["itl_ms"]],
+        "chunks": len(rec.chunks),
+        "input_tokens": rec.input_tokens,
+        "output_tokens": fig["output_tokens"],
+        "output_tokens_source": fig["output_tokens_source"],
+        "max_tokens": rec.max_tokens,
+    }
+
+
+def write_request_lines(handle: IO[str], level: str, records: list[Record], index: list[Any], t0: int) -> None:
+    for rec in records:
+        handle.write(json.dumps(request_line(level, rec, index[rec.row], t0), ensure_ascii=False, default=str) + "\n")
+    handle.flush()
+
+
+def console_table(levels: list[dict[str, Any]]) -> str:
+    rows = []
+    for level in levels:
+        r = level["requests"]
+        rows.append(
+            {
+                "level": level["label"] + (" (cut short)" if level["interrupted"] else ""),
+                "ok/sent": f"{r['successful']}/{r['measured']}",
+                "req/s": level["request_throughput"],
+                "out tok/s": level["output_token_throughput"],
+                "TTFT mean": level["ttft_ms"]["mean"],
+                "TTFT p99": level["ttft_ms"]["p99"],
+                "TPOT mean": level["tpot_ms"]["mean"],
+                "TPOT p99": level["tpot_ms"]["p99"],
+                "ITL p99": level["itl_ms"]["p99"],
+                "E2EL mean": level["e2el_ms"]["mean"],
+                "E2EL p99": level["e2el_ms"]["p99"],
+                "conc": level["achieved_concurrency"]["mean"],
+                "goodput/s": (level.get("goodput") or {}).get("per_s"),
+            }
+        )
+    columns = list(rows[0]) if rows else []
+    if rows and all(row["goodput/s"] is None for row in rows):
+        columns.remove("goodput/s")
+    return format_table(rows, columns) + "\n(latencies in ms; figures over successful requests; definitions in perf_summary.json)"

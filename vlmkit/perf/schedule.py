@@ -1,0 +1,286 @@
+"""When each request goes out, in one process: closed loop (a fixed number of slots, each sending its next request
+as soon as its previous one ends) or open loop (arrivals on a seeded gamma/Poisson schedule, optionally capped).
+
+The measured phase runs with the garbage collector frozen and paused: full collections of a heap holding many
+records took 100-130 ms on this kind of machine and showed up as latency spikes. A ticker samples the event
+loop's lag (how late a 10 ms sleep wakes up) so that a client-side bottleneck is visible in the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import random
+import signal
+import threading
+import time
+from array import array
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import count as counter
+from time import monotonic_ns
+from typing import Any, Protocol
+
+from vlmkit.perf.client import Record, make_session, send
+from vlmkit.perf.requests import PreparedRequests
+
+TICK_NS = 10_000_000  # the lag ticker's period
+MAX_ARRIVALS = 10_000_000
+
+
+class StopFlag(Protocol):
+    def is_set(self) -> bool: ...
+    def set(self) -> None: ...
+
+
+def arrival_offsets(
+    rate: float, burstiness: float, seed: int, *, count: int | None = None, duration: float | None = None
+) -> list[int]:
+    """Arrival times (ns after the start) of an open-loop run: gaps drawn from a gamma distribution with shape
+    `burstiness` and mean 1/rate (shape 1 is a Poisson process), the first arrival at 0. Stops after `count`
+    arrivals or before `duration` seconds, whichever comes first. The same seed gives the same schedule."""
+    if count is None and duration is None:
+        raise ValueError("an arrival schedule needs a count or a duration")
+    rng = random.Random(seed)
+    scale = 1.0 / (rate * burstiness)
+    limit = count if count is not None else MAX_ARRIVALS
+    end = duration if duration is not None else float("inf")
+    offsets: list[int] = []
+    t = 0.0
+    while len(offsets) < limit and t < end:
+        offsets.append(int(t * 1e9))
+        t += rng.gammavariate(burstiness, scale)
+    return offsets
+
+
+@dataclass
+class Target:
+    """Where the requests go (the headers hold the key: never written anywhere)."""
+
+    url: str
+    headers: dict[str, str] = field(repr=False)
+    timeout: float
+
+
+@dataclass
+class LevelPlan:
+    """One level's share for one process."""
+
+    label: str
+    open_loop: bool
+    slots: int  # closed loop: concurrent requests; open loop: the cap (0 = none)
+    warmup_ids: list[int]
+    ids: list[int] | None  # measured request numbers; None = unbounded (duration mode, closed loop)
+    id_start: int = 0  # unbounded ids: id_start, id_start + id_step, ...
+    id_step: int = 1
+    arrivals: list[int] | None = None  # open loop: offsets (ns) of `ids`
+    duration_ns: int | None = None
+    worker: int = 0
+
+
+@dataclass
+class LevelRun:
+    """What one process measured for one level."""
+
+    records: list[Record]
+    warmup_records: list[Record]
+    t0: int  # monotonic ns when the measured phase began
+    t_end: int
+    cpu_s: float
+    loop_lag: array  # ns, one per tick
+    dispatch_lag: array  # ns, open loop: how late each arrival was dispatched
+    interrupted: bool
+    gc_collections: int
+    worker: int = 0
+
+    def to_state(self) -> dict[str, Any]:
+        state = {k: getattr(self, k) for k in ("t0", "t_end", "cpu_s", "interrupted", "gc_collections", "worker")}
+        state["records"] = [r.to_state() for r in self.records]
+        state["warmup_records"] = [r.to_state() for r in self.warmup_records]
+        state["loop_lag"] = self.loop_lag.tobytes()
+        state["dispatch_lag"] = self.dispatch_lag.tobytes()
+        return state
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> "LevelRun":
+        lag, dispatch = array("q"), array("q")
+        lag.frombytes(state["loop_lag"])
+        dispatch.frombytes(state["dispatch_lag"])
+        return cls(
+            records=[Record.from_state(s) for s in state["records"]],
+            warmup_records=[Record.from_state(s) for s in state["warmup_records"]],
+            t0=state["t0"], t_end=state["t_end"], cpu_s=state["cpu_s"], loop_lag=lag, dispatch_lag=dispatch,
+            interrupted=state["interrupted"], gc_collections=state["gc_collections"], worker=state["worker"],
+        )
+
+
+def _gc_count() -> int:
+    return sum(s["collections"] for s in gc.get_stats())
+
+
+class _Level:
+    def __init__(self, plan: LevelPlan, prepared: PreparedRequests, target: Target, stop: StopFlag) -> None:
+        self.plan = plan
+        self.prepared = prepared
+        self.target = target
+        self.stop = stop
+        self.stopping = asyncio.Event()
+        self.loop_lag = array("q")
+        self.dispatch_lag = array("q")
+        self.session: Any = None
+
+    def _record(self, n: int, sched: int, warmup: bool) -> Record:
+        row = self.prepared.row_of(n)
+        return Record(n, row, self.prepared.max_tokens[row], sched, warmup, self.plan.worker)
+
+    async def _send(self, rec: Record) -> None:
+        await send(self.session, self.target.url, self.prepared.bodies[rec.row], self.target.headers, rec)
+
+    async def ticker(self) -> None:
+        """Lag samples, and the bridge from the (thread- or process-shared) stop flag to this loop."""
+        due = monotonic_ns() + TICK_NS
+        while True:
+            await asyncio.sleep(max(0, due - monotonic_ns()) / 1e9)
+            now = monotonic_ns()
+            self.loop_lag.append(now - due)
+            due = now + TICK_NS
+            if self.stop.is_set():
+                self.stopping.set()
+
+    async def _until_done_or_stopped(self, tasks: list[asyncio.Task]) -> None:
+        if not tasks:
+            return
+        stopper = asyncio.ensure_future(self.stopping.wait())
+        try:
+            waiting = set(tasks)
+            while waiting and not self.stopping.is_set():
+                _, waiting = await asyncio.wait(waiting | {stopper}, return_when=asyncio.FIRST_COMPLETED)
+                waiting.discard(stopper)
+        finally:
+            stopper.cancel()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def closed(self, ids: Iterator[int], slots: int, out: list[Record], t0: int, deadline: int | None, warmup: bool) -> None:
+        async def slot() -> None:
+            free = t0
+            for n in ids:
+                if self.stopping.is_set() or (deadline is not None and monotonic_ns() >= deadline):
+                    return
+                rec = self._record(n, free, warmup)
+                out.append(rec)
+                await self._send(rec)
+                free = monotonic_ns()
+
+        await self._until_done_or_stopped([asyncio.ensure_future(slot()) for _ in range(max(1, slots))])
+
+    async def open(self, ids: list[int], arrivals: list[int], cap: int, out: list[Record], t0: int) -> None:
+        sem = asyncio.Semaphore(cap) if cap else None
+        running: set[asyncio.Task] = set()
+
+        async def one(rec: Record) -> None:
+            try:
+                await self._send(rec)
+            finally:
+                if sem is not None:
+                    sem.release()
+
+        async def dispatch() -> None:
+            for n, offset in zip(ids, arrivals):
+                due = t0 + offset
+                wait = due - monotonic_ns()
+                if wait > 0:
+                    await asyncio.sleep(wait / 1e9)
+                if self.stopping.is_set():
+                    return
+                self.dispatch_lag.append(monotonic_ns() - due)
+                if sem is not None:
+                    await sem.acquire()  # time spent here is client queueing, reported as such
+                rec = self._record(n, due, False)
+                out.append(rec)
+                task = asyncio.ensure_future(one(rec))
+                running.add(task)
+                task.add_done_callback(running.discard)
+
+        dispatcher = asyncio.ensure_future(dispatch())
+        await self._until_done_or_stopped([dispatcher])
+        await self._until_done_or_stopped(list(running))
+
+    async def run(self, sync: Callable[[], int]) -> LevelRun:
+        plan = self.plan
+        connections = plan.slots if plan.slots else 0
+        self.session = make_session(connections, self.target.timeout)
+        ticker = asyncio.ensure_future(self.ticker())
+        warm: list[Record] = []
+        records: list[Record] = []
+        try:
+            if plan.warmup_ids:
+                t = monotonic_ns()
+                await self.closed(iter(plan.warmup_ids), min(plan.slots or len(plan.warmup_ids), len(plan.warmup_ids)), warm, t, None, True)
+            t0 = sync()  # all processes of a --workers run start their measured phase together
+            gc.collect()
+            gc.freeze()
+            gc.disable()
+            collections = _gc_count()
+            self.loop_lag = array("q")
+            cpu0 = time.process_time()
+            if not self.stopping.is_set():
+                wait = t0 - monotonic_ns()
+                if wait > 0:
+                    await asyncio.sleep(wait / 1e9)
+                deadline = t0 + plan.duration_ns if plan.duration_ns else None
+                if plan.open_loop:
+                    await self.open(plan.ids or [], plan.arrivals or [], plan.slots, records, t0)
+                else:
+                    ids = iter(plan.ids) if plan.ids is not None else counter(plan.id_start, plan.id_step)
+                    await self.closed(ids, plan.slots, records, t0, deadline, False)
+            t_end = monotonic_ns()
+            cpu = time.process_time() - cpu0
+            collections = _gc_count() - collections
+        finally:
+            gc.enable()
+            gc.unfreeze()
+            ticker.cancel()
+            await asyncio.gather(ticker, return_exceptions=True)
+            await self.session.close()
+        return LevelRun(
+            records, warm, t0, t_end, cpu, self.loop_lag, self.dispatch_lag,
+            interrupted=self.stop.is_set(), gc_collections=collections, worker=plan.worker,
+        )
+
+
+def run_level(
+    plan: LevelPlan,
+    prepared: PreparedRequests,
+    target: Target,
+    stop: StopFlag,
+    sync: Callable[[], int] | None = None,
+    handle_sigint: bool = True,
+) -> LevelRun:
+    """Run one level in this process (its own event loop). Ctrl-C sets `stop`: nothing new is sent, the requests
+    in flight are cancelled (recorded as `cancelled`), and what was measured is returned."""
+    sync = sync or (lambda: monotonic_ns() + 1_000_000)
+
+    async def main() -> LevelRun:
+        level = _Level(plan, prepared, target, stop)
+        loop = asyncio.get_running_loop()
+        installed = False
+        if handle_sigint and threading.current_thread() is threading.main_thread():
+            loop.add_signal_handler(signal.SIGINT, _on_sigint(stop, level))
+            installed = True
+        try:
+            return await level.run(sync)
+        finally:
+            if installed:
+                loop.remove_signal_handler(signal.SIGINT)
+
+    return asyncio.run(main())
+
+
+def _on_sigint(stop: StopFlag, level: _Level) -> Callable[[], None]:
+    def handler() -> None:
+        stop.set()
+        level.stopping.set()
+
+    return handler
