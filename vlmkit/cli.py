@@ -6,6 +6,12 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vlmkit.perf.cli import add_perf_parser
+
+if TYPE_CHECKING:
+    from vlmkit.resolve import ModelOptions
 
 
 def _run_parser(sub: argparse._SubParsersAction) -> None:
@@ -22,13 +28,18 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     custom.add_argument("--subset", nargs="+", default=None, help="EvalScope subsets (default: every {subset}_val file)")
     custom.add_argument("--seed", type=int, default=0, help="seed of .meta.json shuffle/random sampling")
     custom.add_argument("--qa-metrics", nargs="+", choices=("em", "contains", "bleu", "rouge"), default=["em", "contains"])
-    p.add_argument("--mode", choices=("all", "infer", "eval"), default="all")
+    p.add_argument("--mode", choices=("all", "infer", "eval", "perf"), default="all",
+                   help="perf: load-test each served model with each dataset at --nproc concurrency (see `vlmkit perf`)")
     p.add_argument("--work-dir", type=Path, default=Path("outputs"), help="results go to WORK_DIR/<model>/ (default: outputs)")
     p.add_argument("--limit", type=int, default=None, help="only the first N rows of each dataset")
     p.add_argument("--nproc", type=int, default=4, help="concurrent requests for API models (default 4)")
     p.add_argument("--batch-size", type=int, default=1, help="batch size for local models (default 1)")
     p.add_argument("--max-tokens", type=int, default=None, help="most tokens to generate per answer")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default 0: greedy)")
+    p.add_argument("--nframe", type=int, default=None, help="video: frames sampled per clip (default 8)")
+    p.add_argument("--fps", type=float, default=None, help="video: frames sampled per second (replaces --nframe)")
+    p.add_argument("--video-mode", choices=("frames", "video_url"), default=None,
+                   help="served models: video as sampled frames (default) or one video_url part")
     p.add_argument("--model-path", default=None, help="local weights directory for a local model")
     p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL (.../v1 or .../chat/completions)")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
@@ -49,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vlmkit", description="Benchmark kit for vision-language models.")
     sub = parser.add_subparsers(dest="command", required=True)
     _run_parser(sub)
+    add_perf_parser(sub)
     _list_parser(sub)
     return parser
 
@@ -97,19 +109,42 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not args.data and not custom:
         raise DataError("no dataset: give --data NAME or --custom-dataset-path PATH (or list them in --config)")
 
-    options = RunOptions(
-        work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc, batch_size=args.batch_size,
-        reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata,
-    )
     model_options = ModelOptions(
         model_path=args.model_path, api_base=args.api_base, api_key=args.api_key,
         max_tokens=args.max_tokens, temperature=args.temperature,
+        nframe=args.nframe, fps=args.fps, video_mode=args.video_mode,
+    )
+    if args.mode == "perf":
+        return _run_perf_mode(args, model_options, custom)
+    options = RunOptions(
+        work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc, batch_size=args.batch_size,
+        reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata,
     )
     outcomes = Runner(options, model_options).run(args.data, args.model, custom)
     print(summary_rows(outcomes))
     for outcome in outcomes:
         print(f"{outcome.model} x {outcome.dataset}: {outcome.files.get('results')}")
     return 0 if all(o.status in ("success", "inferred", "no_target", "shard_done") for o in outcomes) else 3
+
+
+def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom: list[dict]) -> int:
+    """`run --mode perf`: one closed-loop level at --nproc per (served model, dataset); see vlmkit.perf.run_mode."""
+    from vlmkit.errors import DataError
+    from vlmkit.perf.options import PerfInputError
+    from vlmkit.perf.run_mode import run_perf_mode
+    from vlmkit.resolve import resolve_model
+    from vlmkit.runner import build_datasets
+
+    specs = [resolve_model(name, model_options) for name in args.model]
+    try:
+        datasets = build_datasets(args.data, custom, root=args.lmudata)
+        results = run_perf_mode(
+            specs, datasets, work_dir=args.work_dir, nproc=args.nproc,
+            limit=args.limit, max_tokens=args.max_tokens, seed=args.seed,
+        )
+    except PerfInputError as exc:
+        raise DataError(str(exc)) from None
+    return 130 if any(r.interrupted for r in results) else 0
 
 
 def _cmd_list(args: argparse.Namespace) -> int:

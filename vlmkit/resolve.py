@@ -28,7 +28,21 @@ class ModelOptions:
     api_key: str | None = None  # never written anywhere; see ModelSpec.public_kwargs
     max_tokens: int | None = None
     temperature: float | None = None
+    nframe: int | None = None  # video frames per clip (default: the model's, 8)
+    fps: float | None = None  # video frames per second; replaces nframe
+    video_mode: str | None = None  # API models: "frames" (default) or "video_url"
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def video_kwargs(self, *, api: bool) -> dict[str, Any]:
+        """The video-sampling kwargs both model kinds take (and video_mode, which only API models take)."""
+        kwargs: dict[str, Any] = {}
+        if self.nframe is not None:
+            kwargs["nframe"] = self.nframe
+        if self.fps is not None:
+            kwargs["fps"] = self.fps
+        if api and self.video_mode is not None:
+            kwargs["video_mode"] = self.video_mode
+        return kwargs
 
 
 @dataclass
@@ -78,7 +92,7 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
             kwargs["max_tokens"] = options.max_tokens
         if options.temperature is not None:
             kwargs["temperature"] = options.temperature
-        return ModelSpec(name, API_TARGET, {**kwargs, **options.extra})
+        return ModelSpec(name, API_TARGET, {**kwargs, **options.video_kwargs(api=True), **options.extra})
 
     if options.model_path or entry is not None or Path(name).is_dir():
         target = entry.target if entry is not None else HF_TARGET
@@ -87,11 +101,14 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
             kwargs["model_path"] = options.model_path
         elif entry is None:
             kwargs["model_path"] = str(Path(name).resolve())
+        if options.video_mode == "video_url":
+            raise RegistryError(f"--video-mode video_url is for served models (--api-base); {name} is local and takes video in its own format")
         if target == HF_TARGET:  # a user's own class takes only what its registry entry gives it
             if options.max_tokens is not None:
                 kwargs["max_new_tokens"] = options.max_tokens
             if options.temperature is not None:
                 kwargs["temperature"] = options.temperature
+            kwargs.update(options.video_kwargs(api=False))
         return ModelSpec(name, target, {**kwargs, **options.extra})
 
     raise RegistryError(

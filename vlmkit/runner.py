@@ -81,22 +81,7 @@ class Runner:
         return [self.run_one(spec, dataset) for spec in specs for dataset in built]
 
     def build_datasets(self, datasets: list[str], custom: list[dict[str, Any]]) -> list[Any]:
-        from datasets_tsv.registry import build_dataset
-
-        built = [build_dataset(name, root=self.options.root, progress=self.options.progress) for name in datasets]
-        if custom:
-            from datasets_tsv.custom import build_custom_dataset, list_subsets
-
-            for entry in custom:
-                options = dict(entry)
-                path = Path(options.pop("path")).expanduser()
-                subsets = options.pop("subsets", None) or (list_subsets(path) if path.is_dir() else [None])
-                built += [build_custom_dataset(path, subset=subset, **options) for subset in subsets]
-        names = [d.name for d in built]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise DataError(f"two datasets are named {twice[0]!r} (their results would share a folder); rename one")
-        return built
+        return build_datasets(datasets, custom, root=self.options.root, progress=self.options.progress)
 
     # One (model, dataset) ----------------------------------------------------------------------------------
     def run_one(self, spec: ModelSpec, dataset: Any) -> DatasetRun:
@@ -324,3 +309,24 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
         )
     return format_table(rows, ["model", "dataset", "metric", "value", "n", "done", "errors", "unparsed", "status"])
 
+
+def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,
+                   progress: bool = True) -> list[Any]:
+    """Catalog/TSV names and custom-file entries (as vlmkit.run_config makes them) -> dataset objects; an
+    EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder)."""
+    from datasets_tsv.registry import build_dataset
+
+    built = [build_dataset(name, root=root, progress=progress) for name in datasets]
+    if custom:
+        from datasets_tsv.custom import build_custom_dataset, list_subsets
+
+        for entry in custom:
+            options = dict(entry)
+            path = Path(options.pop("path")).expanduser()
+            subsets = options.pop("subsets", None) or (list_subsets(path) if path.is_dir() else [None])
+            built += [build_custom_dataset(path, subset=subset, **options) for subset in subsets]
+    names = [d.name for d in built]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise DataError(f"two datasets are named {twice[0]!r} (their results would share a folder); rename one")
+    return built

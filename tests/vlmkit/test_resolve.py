@@ -39,3 +39,12 @@ def test_unknown_model_says_what_to_do():
 def test_folder_names_are_safe():
     assert model_folder_name("Qwen/Qwen2.5-VL-7B-Instruct") == "Qwen2.5-VL-7B-Instruct"
     assert model_folder_name("../../etc/x y") == "x_y"
+
+
+def test_video_sampling_options_reach_both_model_kinds(tmp_path):
+    api = resolve_model("served", ModelOptions(api_base="http://127.0.0.1:9/v1", fps=2.0, video_mode="video_url"))
+    assert api.kwargs["fps"] == 2.0 and api.kwargs["video_mode"] == "video_url" and "nframe" not in api.kwargs
+    local = resolve_model("mine", ModelOptions(model_path=str(tmp_path), nframe=4))
+    assert local.kwargs["nframe"] == 4 and "video_mode" not in local.kwargs
+    with pytest.raises(RegistryError, match="video_url is for served models"):
+        resolve_model("mine", ModelOptions(model_path=str(tmp_path), video_mode="video_url"))

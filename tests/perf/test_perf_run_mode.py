@@ -1,0 +1,66 @@
+"""`vlmkit perf` and `vlmkit run --mode perf` through the one `vlmkit` command (AISBench's perf mode)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vlmkit.cli import main
+
+AISBENCH = Path(__file__).resolve().parents[1] / "datasets_tsv" / "custom" / "fixtures" / "aisbench"
+
+
+def test_run_mode_perf_load_tests_each_custom_file_with_its_meta(tmp_path: Path, mock_server, capsys) -> None:
+    mock = mock_server("--tokens", "3")
+    work = tmp_path / "out"
+    code = main([
+        "run", "--mode", "perf", "--model", "served", "--api-base", mock.base_url, "--nproc", "2",
+        "--custom-dataset-path", str(AISBENCH / "test_mcq.csv"),
+        "--custom-dataset-meta-path", str(AISBENCH / "uniform.meta.json"), "--work-dir", str(work),
+    ])
+    assert code == 0, capsys.readouterr().err
+    summary = json.loads((work / "served" / "test_mcq" / "perf" / "perf_summary.json").read_text())
+    rows = len((AISBENCH / "test_mcq.csv").read_text(encoding="utf-8-sig").strip().splitlines()) - 1
+    level = summary["levels"][0]
+    assert level["concurrency"] == 2 and level["requests"]["successful"] == rows
+    bodies = [b for b in mock.bodies() if b.get("stream")]
+    measured = bodies[-rows:]  # the probe's one-token request comes first
+    assert all(100 <= b["max_tokens"] <= 200 for b in measured)  # the meta's uniform output_config
+    assert len({b["max_tokens"] for b in measured}) > 1
+
+
+def test_run_mode_perf_with_limit_and_a_tsv(tmp_path: Path, mock_server, capsys) -> None:
+    from tests.datasets_tsv.tsvs import b64, image_bytes, write_tsv
+
+    root = tmp_path / "LMUData"
+    rows = [{"index": i, "image": b64(image_bytes(c)), "question": f"colour {i}?", "answer": c}
+            for i, c in enumerate(["red", "green", "blue", "white", "black"])]
+    write_tsv(root / "Colours.tsv", rows)
+    mock = mock_server("--tokens", "2")
+    code = main([
+        "run", "--mode", "perf", "--model", "served", "--api-base", mock.base_url, "--data", "Colours",
+        "--lmudata", str(root), "--limit", "3", "--max-tokens", "7", "--work-dir", str(tmp_path / "w"),
+    ])
+    assert code == 0, capsys.readouterr().err
+    summary = json.loads((tmp_path / "w" / "served" / "Colours" / "perf" / "perf_summary.json").read_text())
+    assert summary["levels"][0]["requests"]["successful"] == 3
+    measured = [b for b in mock.bodies() if b.get("stream")][-3:]
+    assert [b["max_tokens"] for b in measured] == [7, 7, 7]
+    assert all(part["type"] == "image_url" for b in measured for part in b["messages"][-1]["content"][:1])
+
+
+def test_run_mode_perf_refuses_a_local_model(tmp_path: Path, capsys) -> None:
+    code = main(["run", "--mode", "perf", "--model", "vlmkit-tiny", "--custom-dataset-path",
+                 str(AISBENCH / "test_qa.jsonl"), "--work-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--mode perf load-tests a served model" in err and "Traceback" not in err
+
+
+def test_perf_is_a_subcommand_of_vlmkit(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["perf", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "--concurrency" in out and "--request-rate" in out and "--slo" in out
