@@ -1,4 +1,5 @@
-"""Shared fixtures: a temporary $LMUData, and a static file server on 127.0.0.1 that can inject faults."""
+"""Shared fixtures: a temporary $LMUData, a static file server on 127.0.0.1 that can inject faults, and
+`transformers serve` on a tiny random LLaVA (started once per session, only when a test asks for it)."""
 
 from __future__ import annotations
 
@@ -105,3 +106,15 @@ def http_file_server(tmp_path: Path) -> Iterator[FileServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def served_llava(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """(api_base, served model path) of a running `transformers serve` on a tiny random LLaVA."""
+    from tests.serve import transformers_serve
+    from tests.tiny_models import build_tiny_llava
+
+    root = tmp_path_factory.mktemp("transformers_serve")
+    model_dir = build_tiny_llava(root / "tiny-llava").resolve()
+    with transformers_serve(model_dir, root) as api_base:
+        yield api_base, str(model_dir)

@@ -1,5 +1,5 @@
-"""A real third-party server: `transformers serve` on a tiny random LLaVA built in the test session (the fixture
-of tests/vlm/test_api_transformers_serve.py), load-tested from a TSV dataset with images; a full report."""
+"""A real third-party server: `transformers serve` on a tiny random LLaVA built in the test session (the session
+fixture `served_llava` of tests/conftest.py), load-tested from a TSV dataset with images; a full report."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from PIL import Image
 
 from datasets_tsv.registry import build_dataset
 from tests.datasets_tsv.tsvs import b64, image_bytes, write_tsv
-from tests.vlm.test_api_transformers_serve import served_llava  # noqa: F401  (the module-scoped server fixture)
 from vlmkit.perf import PerfOptions, run_perf
 
 
-def test_full_report_against_transformers_serve(served_llava: tuple[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_full_report_against_transformers_serve(served_llava: tuple[str, str], tmp_path: Path) -> None:
     api_base, model_path = served_llava
     root = tmp_path / "LMUData"
     rows = [{"index": i, "image": b64(image_bytes(c)), "question": f"What colour is this? {i}", "answer": c}

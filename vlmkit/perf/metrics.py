@@ -1,5 +1,5 @@
 """The figures of one level, computed from its request records. Each figure's definition is written once, here
-(DEFINITIONS, copied into perf_summary.json) and in docs/perf.md.
+(DEFINITIONS, copied into perf_summary.json and into the README).
 
 Latency figures are computed over successful requests only, so a failed request never drags them; failures are
 counted by kind. Warm-up and cancelled (Ctrl-C) requests are in no figure.
