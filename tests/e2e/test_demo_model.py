@@ -1,0 +1,124 @@
+"""The shipped demo: `vlmkit-tiny` (trained by tools/train_demo_model.py, weights in vlm/weights/vlmkit_tiny) on the
+shipped demo benchmark, through exactly the paths a user runs: the CLI, the registry, from_pretrained, the
+dataset's VLMEvalKit prompts and scoring. If image preprocessing, prompts or scoring break, these scores fall.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[2]
+WEIGHTS = ROOT / "vlm" / "weights" / "vlmkit_tiny"
+DEMOS = ("vlmkit_demo_mcq", "vlmkit_demo_yorn", "vlmkit_demo_vqa")
+# The floors the README states for the shipped weights. Only VQA is far above chance so far (0.68 against 0.23 with
+# grey pictures); MCQ and Y/N are at chance until the model is trained longer (README, "The demo model").
+FLOORS = {"vlmkit_demo_vqa": 0.60}
+
+
+def vlmkit(*args: str, lmu_root: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, LMUData=str(lmu_root), OMP_NUM_THREADS="2")
+    return subprocess.run([sys.executable, "-m", "vlmkit.cli", *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+def overall(work: Path, model: str, dataset: str) -> float:
+    """The headline accuracy of a run, as a fraction (results.json holds percentages)."""
+    results = json.loads((work / model / dataset / "results.json").read_text())
+    return results["scoring"]["metrics"]["Overall"] / 100
+
+
+def predictions(work: Path, model: str, dataset: str) -> dict[str, str]:
+    lines = (work / model / dataset / "predictions.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert all(r["error"] is None for r in records), [r["error"] for r in records if r["error"]][:3]
+    return {str(r["index"]): r["prediction"] for r in records}
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(LMUData, work dir) after the README's first command, batched."""
+    lmu = tmp_path_factory.mktemp("LMUData")
+    work = tmp_path_factory.mktemp("demo_out")
+    result = vlmkit("run", "--data", *DEMOS, "--model", "vlmkit-tiny", "--batch-size", "16",
+                    "--work-dir", str(work), lmu_root=lmu)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return lmu, work
+
+
+@pytest.mark.parametrize("dataset", sorted(FLOORS))
+def test_the_shipped_model_scores_far_above_chance(demo_run: tuple[Path, Path], dataset: str) -> None:
+    _, work = demo_run
+    assert overall(work, "vlmkit-tiny", dataset) >= FLOORS[dataset]
+
+
+def _grey_jpeg_b64() -> str:
+    buffer = io.BytesIO()
+    Image.new("RGB", (112, 112), (128, 128, 128)).save(buffer, format="JPEG")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _blank_copy(source: Path, target: Path) -> None:
+    """The same TSV with every picture flat grey (index references and multi-image lists kept as they are)."""
+    table = pd.read_csv(source, sep="\t", dtype=str, keep_default_na=False)
+    grey = _grey_jpeg_b64()
+
+    def blank(value: str) -> str:
+        if value.startswith("["):
+            return json.dumps([grey] * len(json.loads(value)))
+        return value if len(value) <= 64 else grey
+
+    table["image"] = table["image"].map(blank)
+    table.to_csv(target, sep="\t", index=False)
+
+
+def test_with_blank_images_the_score_falls_to_chance(demo_run: tuple[Path, Path]) -> None:
+    """The control: the same questions with grey pictures. The score came from the images, not the text."""
+    lmu, work = demo_run
+    _blank_copy(lmu / "vlmkit_demo_vqa.tsv", lmu / "BlankVQA.tsv")
+    result = vlmkit("run", "--data", "BlankVQA", "--model", "vlmkit-tiny", "--batch-size", "16",
+                    "--work-dir", str(work), lmu_root=lmu)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert overall(work, "vlmkit-tiny", "BlankVQA") <= 0.35
+
+
+def test_served_predictions_equal_local_ones(demo_run: tuple[Path, Path], tmp_path: Path) -> None:
+    """`transformers serve` on the shipped weights through the API model path gives the local path's greedy
+    answers: a user can check a serving stack against local inference this way."""
+    from tests.serve import transformers_serve
+
+    lmu, _ = demo_run
+    work = tmp_path / "out"
+    limit = ["--limit", "24"]
+    local = vlmkit("run", "--data", *DEMOS, "--model", "vlmkit-tiny", "--work-dir", str(work), *limit, lmu_root=lmu)
+    assert local.returncode == 0, local.stderr[-3000:]
+    with transformers_serve(WEIGHTS.resolve(), tmp_path) as api_base:
+        served = vlmkit("run", "--data", *DEMOS, "--model", str(WEIGHTS.resolve()), "--api-base", api_base,
+                        "--nproc", "2", "--max-tokens", "8", "--work-dir", str(work), *limit, lmu_root=lmu)
+    assert served.returncode == 0, served.stderr[-3000:]
+    for dataset in DEMOS:
+        mine = predictions(work, "vlmkit-tiny", dataset)
+        theirs = predictions(work, "vlmkit_tiny", dataset)
+        assert len(mine) == 24 and mine == theirs, dataset
+
+
+def test_the_training_script_runs(tmp_path: Path) -> None:
+    """A few steps of tools/train_demo_model.py (not the shipped run): it trains, saves a model that loads
+    through the Auto classes, and scores it (with and without images)."""
+    out, report = tmp_path / "model", tmp_path / "report.json"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "train_demo_model.py"), "--smoke", "--out", str(out), "--report", str(report)],
+        capture_output=True, text=True, timeout=300, env=dict(os.environ, OMP_NUM_THREADS="2"),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    scores = json.loads(report.read_text())
+    assert scores["steps"] == 3 and set(scores["eval"]) == {"mcq", "yorn", "vqa"}
+    assert (out / "config.json").is_file() and (out / "processor_config.json").is_file()
