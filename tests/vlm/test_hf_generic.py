@@ -58,14 +58,8 @@ VIDEO_INPUT = {
 
 
 @pytest.fixture(scope="module", autouse=True)
-def one_torch_thread() -> Any:
-    """Tiny matrices gain nothing from threads, and on a busy 2-core machine two threads contend (100x slower)."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+def _one_thread(one_torch_thread: None) -> None:
+    """Every test of this module runs torch on one thread (tests/vlm/conftest.py)."""
 
 
 @pytest.fixture(scope="module")

@@ -41,13 +41,8 @@ BUILDERS = {
 
 
 @pytest.fixture(scope="module", autouse=True)
-def one_torch_thread() -> Any:
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+def _one_thread(one_torch_thread: None) -> None:
+    """Every test of this module runs torch on one thread (tests/vlm/conftest.py)."""
 
 
 @pytest.fixture(scope="module")
