@@ -371,14 +371,20 @@ def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     started = time.time()
-    tokenizer = build_tokenizer(args.seed)
-    processor = build_processor(tokenizer)
-    model = build_model(tokenizer)
+    if args.init:  # go on training a saved model (stage 2 only)
+        processor = AutoProcessor.from_pretrained(args.init)
+        model = LlavaForConditionalGeneration.from_pretrained(args.init, dtype=torch.float32)
+        tokenizer = processor.tokenizer
+    else:
+        tokenizer = build_tokenizer(args.seed)
+        processor = build_processor(tokenizer)
+        model = build_model(tokenizer)
     print(f"vocab {len(tokenizer)}, parameters {sum(p.numel() for p in model.parameters()) / 1e6:.2f} M")
     excluded = eval_image_keys(args.data_dir)
     print(f"excluding {len(excluded)} evaluation pictures from training")
-    pretrain_vision(model, processor, args, excluded, started)
-    standardise_projector(model, processor, scene_stream(args.seed + 1, excluded))
+    if not args.init:
+        pretrain_vision(model, processor, args, excluded, started)
+        standardise_projector(model, processor, scene_stream(args.seed + 1, excluded))
     stream = demo_tasks.training_examples(args.seed, excluded)
     tower = list(model.model.vision_tower.parameters())
     in_tower = {id(p) for p in tower}
@@ -420,6 +426,7 @@ def train(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=None, help="where the model goes (default: a temporary dir)")
+    parser.add_argument("--init", type=Path, default=None, help="continue stage 2 from this saved model")
     parser.add_argument("--data-dir", type=Path, default=Path("datasets_tsv/data"), help="the evaluation TSVs")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--steps", type=int, default=800)

@@ -20,9 +20,9 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "vlm" / "weights" / "vlmkit_tiny"
 DEMOS = ("vlmkit_demo_mcq", "vlmkit_demo_yorn", "vlmkit_demo_vqa")
-# The floors the README states for the shipped weights. Only VQA is far above chance so far (0.68 against 0.23 with
-# grey pictures); MCQ and Y/N are at chance until the model is trained longer (README, "The demo model").
-FLOORS = {"vlmkit_demo_vqa": 0.60}
+# The floors the README states for the shipped weights. Only VQA is far above chance so far (0.76 against 0.29 with
+# grey pictures); MCQ and Y/N are still at chance (vlm/weights/vlmkit_tiny/README.md).
+FLOORS = {"vlmkit_demo_vqa": 0.70}
 
 
 def vlmkit(*args: str, lmu_root: Path) -> subprocess.CompletedProcess:
@@ -87,7 +87,7 @@ def test_with_blank_images_the_score_falls_to_chance(demo_run: tuple[Path, Path]
     result = vlmkit("run", "--data", "BlankVQA", "--model", "vlmkit-tiny", "--batch-size", "16",
                     "--work-dir", str(work), lmu_root=lmu)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert overall(work, "vlmkit-tiny", "BlankVQA") <= 0.35
+    assert overall(work, "vlmkit-tiny", "BlankVQA") <= 0.40
 
 
 def test_served_predictions_equal_local_ones(demo_run: tuple[Path, Path], tmp_path: Path) -> None:
