@@ -53,12 +53,16 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
+from vlmkit.scoring.mcq import extract_choice
+from vlmkit.scoring.yorn import extract_yes_no
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import demo_tasks  # noqa: E402
 
 IMAGE_SIZE = 112
 PATCH_SIZE = 16
 IMAGE_TOKENS = (IMAGE_SIZE // PATCH_SIZE) ** 2
+MAX_NEW_TOKENS = 8
 SPECIAL_TOKENS = ["<|pad|>", "<|end|>", "<image>", "<|system|>", "<|user|>", "<|assistant|>"]
 CHAT_TEMPLATE = (
     "{% for message in messages %}"
@@ -148,7 +152,7 @@ def build_model(tokenizer: PreTrainedTokenizerFast) -> LlavaForConditionalGenera
     model = LlavaForConditionalGeneration(config)
     model.generation_config = GenerationConfig(
         do_sample=False,
-        max_new_tokens=8,
+        max_new_tokens=MAX_NEW_TOKENS,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
     )
@@ -194,18 +198,22 @@ def eval_image_keys(data_dir: Path) -> set[str]:
     return keys
 
 
-def is_correct(kind: str, prediction: str, answer: str) -> bool:
-    """MCQ: the letter; Y/N: Yes/No; VQA: the word, case-insensitive (all exact after stripping)."""
-    if kind == "vqa":
-        return prediction.strip().lower() == answer.strip().lower()
-    return prediction.strip() == answer.strip()
+def is_correct(kind: str, prediction: str, row: dict[str, str]) -> bool:
+    """Scored by vlmkit's own rules: the MCQ letter and the yes/no as VLMEvalKit extracts them, the VQA word exact
+    (case-insensitive)."""
+    if kind == "mcq":
+        options = {letter: row[letter] for letter in demo_tasks.LETTERS}
+        return extract_choice(prediction, options)[0] == row["answer"]
+    if kind == "yorn":
+        return extract_yes_no(prediction) == row["answer"]
+    return prediction.strip().lower() == row["answer"].strip().lower()
 
 
 @torch.no_grad()
 def predict(model, processor, prompts: Sequence[str], images: Sequence[list[Image.Image]]) -> list[str]:
     texts = [chat_text(processor, prompt, len(pictures)) for prompt, pictures in zip(prompts, images)]
     inputs = processor(text=list(texts), images=list(images), padding=True, return_tensors="pt")
-    output = model.generate(**inputs, do_sample=False, max_new_tokens=8)
+    output = model.generate(**inputs, do_sample=False, max_new_tokens=MAX_NEW_TOKENS)
     new_tokens = output[:, inputs["input_ids"].shape[1] :]
     return [text.strip() for text in processor.batch_decode(new_tokens, skip_special_tokens=True)]
 
@@ -225,8 +233,8 @@ def evaluate(model, processor, data_dir: Path, blank: bool = False, limit: int |
             if blank:
                 images = [[Image.new("RGB", p.size, (128, 128, 128)) for p in pictures] for pictures in images]
             for i, prediction in zip(chunk, predict(model, processor, prompts, images)):
-                row = table.iloc[i]
-                ok = is_correct(kind, prediction, row["answer"])
+                row = table.iloc[i].to_dict()
+                ok = is_correct(kind, prediction, row)
                 hits.setdefault("overall", []).append(ok)
                 hits.setdefault(row["category"], []).append(ok)
         scores[kind] = {name: round(sum(v) / len(v), 4) for name, v in hits.items()}
@@ -297,10 +305,9 @@ def pretrain_vision(model: LlavaForConditionalGeneration, processor: LlavaProces
         pixel_values = processor.image_processor(pictures, return_tensors="pt")["pixel_values"]
         features = tower(pixel_values=pixel_values).last_hidden_state[:, 1:, :].mean(dim=1)
         labels = [scene_labels(scene) for scene in scenes]
-        loss = sum(
-            torch.nn.functional.cross_entropy(head(features), torch.tensor([row[name] for row in labels]))
-            for name, head in heads.items()
-        )
+        logits = {name: head(features) for name, head in heads.items()}
+        targets = {name: torch.tensor([row[name] for row in labels]) for name in heads}
+        loss = sum(torch.nn.functional.cross_entropy(logits[name], targets[name]) for name in heads)
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, args.vision_steps, args.vision_lr, args.warmup)
         loss.backward()
@@ -308,7 +315,10 @@ def pretrain_vision(model: LlavaForConditionalGeneration, processor: LlavaProces
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         if step % args.log_every == 0 or step == args.vision_steps - 1:
-            print(f"vision {step:5d}  loss {loss.item():.4f}  {time.time() - started:6.0f} s", flush=True)
+            accuracy = " ".join(
+                f"{name} {(logits[name].argmax(-1) == targets[name]).float().mean().item():.2f}" for name in heads
+            )
+            print(f"vision {step:5d}  loss {loss.item():.4f}  {accuracy}  {time.time() - started:6.0f} s", flush=True)
 
 
 @torch.no_grad()
@@ -360,6 +370,32 @@ def encode_batch(processor: LlavaProcessor, examples: list[demo_tasks.Example]) 
     return {"input_ids": input_ids, "attention_mask": attention, "pixel_values": pixel_values, "labels": labels}
 
 
+def forward_backward(model: LlavaForConditionalGeneration, processor: LlavaProcessor,
+                     examples: list[demo_tasks.Example]) -> tuple[float, dict[str, float]]:
+    """Accumulate the gradient of the mean answer-token loss over `examples`; return that loss and the mean
+    per-example loss of each kind. Examples go through the model in buckets of one kind and image count: an MCQ
+    prompt is twice as long as a Y/N one and a second picture adds 49 tokens, so one padded batch would spend
+    about a third of its compute on padding."""
+    buckets: dict[tuple[str, int], list[demo_tasks.Example]] = {}
+    for example in examples:
+        buckets.setdefault((example.kind, len(example.scenes)), []).append(example)
+    batches = [(key[0], encode_batch(processor, bucket)) for key, bucket in buckets.items()]
+    answer_tokens = sum(int((batch["labels"][:, 1:] != -100).sum()) for _, batch in batches)
+    total, per_kind = 0.0, {}
+    for kind, batch in batches:
+        labels = batch.pop("labels")
+        logits = model(**batch).logits[:, :-1]
+        targets = labels[:, 1:]
+        token_loss = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100, reduction="none"
+        ).view(targets.shape)
+        (token_loss.sum() / answer_tokens).backward()
+        total += token_loss.sum().item() / answer_tokens
+        row_loss = token_loss.sum(dim=1) / (targets != -100).sum(dim=1)
+        per_kind.setdefault(kind, []).extend(row_loss.tolist())
+    return total, {kind: sum(values) / len(values) for kind, values in per_kind.items()}
+
+
 def learning_rate(step: int, steps: int, peak: float, warmup: int) -> float:
     if step < warmup:
         return peak * (step + 1) / warmup
@@ -394,19 +430,21 @@ def train(args: argparse.Namespace) -> None:
     ]
     optimizer = torch.optim.AdamW(groups, lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
     model.train()
-    running = None
+    running: dict[str, float] = {}
     for step in range(args.steps):
-        batch = encode_batch(processor, [next(stream) for _ in range(args.batch_size)])
+        examples = [next(stream) for _ in range(args.batch_size)]
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, args.steps, args.lr, args.warmup) * group["scale"]
-        loss = model(**batch).loss
-        loss.backward()
+        loss, kind_losses = forward_backward(model, processor, examples)
+        for kind, value in kind_losses.items():
+            running[kind] = value if kind not in running else 0.95 * running[kind] + 0.05 * value
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        running = loss.item() if running is None else 0.95 * running + 0.05 * loss.item()
         if step % args.log_every == 0 or step == args.steps - 1:
-            print(f"step {step:5d}  loss {loss.item():.4f}  avg {running:.4f}  {time.time() - started:6.0f} s", flush=True)
+            per_kind = " ".join(f"{kind} {value:.3f}" for kind, value in running.items())
+            print(f"step {step:5d}  loss {loss:.4f}  avg per kind: {per_kind}  {time.time() - started:6.0f} s",
+                  flush=True)
     train_seconds = time.time() - started
     model.eval()
     args.out.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ dataset's VLMEvalKit prompts and scoring. If image preprocessing, prompts or sco
 from __future__ import annotations
 
 import base64
+import importlib.util
 import io
 import json
 import os
@@ -31,9 +32,11 @@ def vlmkit(*args: str, lmu_root: Path) -> subprocess.CompletedProcess:
 
 
 def overall(work: Path, model: str, dataset: str) -> float:
-    """The headline accuracy of a run, as a fraction (results.json holds percentages)."""
+    """The headline accuracy of a run as a fraction. results.json keeps VLMEvalKit's scales: MCQ accuracy is a
+    fraction, Y/N and VQA accuracies are percentages."""
     results = json.loads((work / model / dataset / "results.json").read_text())
-    return results["scoring"]["metrics"]["Overall"] / 100
+    value = results["scoring"]["metrics"]["Overall"]
+    return value if results["scoring"]["scorer"].startswith("mcq") else value / 100
 
 
 def predictions(work: Path, model: str, dataset: str) -> dict[str, str]:
@@ -122,3 +125,38 @@ def test_the_training_script_runs(tmp_path: Path) -> None:
     scores = json.loads(report.read_text())
     assert scores["steps"] == 3 and set(scores["eval"]) == {"mcq", "yorn", "vqa"}
     assert (out / "config.json").is_file() and (out / "processor_config.json").is_file()
+
+
+def _trainer():
+    spec = importlib.util.spec_from_file_location("train_demo_model", ROOT / "tools" / "train_demo_model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_bucketed_training_step_equals_one_padded_batch() -> None:
+    """The trainer sends a batch through the model in buckets of one kind and image count to skip padding; its loss
+    and gradient are those of the one padded batch."""
+    import torch
+    from transformers import AutoProcessor, LlavaForConditionalGeneration
+
+    trainer = _trainer()
+    processor = AutoProcessor.from_pretrained(WEIGHTS)
+    model = LlavaForConditionalGeneration.from_pretrained(WEIGHTS, dtype=torch.float32).train()
+    stream = trainer.demo_tasks.training_examples(seed=3)
+    examples = [next(stream) for _ in range(12)]
+    assert len({(example.kind, len(example.scenes)) for example in examples}) >= 3  # really several buckets
+
+    loss, per_kind = trainer.forward_backward(model, processor, examples)
+    bucketed = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad(set_to_none=True)
+    reference = model(**trainer.encode_batch(processor, examples)).loss
+    reference.backward()
+
+    assert loss == pytest.approx(reference.item(), rel=1e-5)
+    reached = {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
+    assert set(reached) == set(bucketed) and len(reached) > 90  # all but the unused vision head
+    for name, gradient in reached.items():
+        torch.testing.assert_close(bucketed[name], gradient, rtol=1e-4, atol=1e-7, msg=name)
+    assert set(per_kind) == {example.kind for example in examples}
+
