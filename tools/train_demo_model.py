@@ -389,8 +389,9 @@ def forward_backward(model: LlavaForConditionalGeneration, processor: LlavaProce
         token_loss = torch.nn.functional.cross_entropy(
             logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100, reduction="none"
         ).view(targets.shape)
-        (token_loss.sum() / answer_tokens).backward()
-        total += token_loss.sum().item() / answer_tokens
+        share = token_loss.sum() / answer_tokens
+        share.backward()
+        total += share.item()
         row_loss = token_loss.sum(dim=1) / (targets != -100).sum(dim=1)
         per_kind.setdefault(kind, []).extend(row_loss.tolist())
     return total, {kind: sum(values) / len(values) for kind, values in per_kind.items()}

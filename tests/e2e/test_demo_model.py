@@ -159,4 +159,3 @@ def test_a_bucketed_training_step_equals_one_padded_batch() -> None:
     for name, gradient in reached.items():
         torch.testing.assert_close(bucketed[name], gradient, rtol=1e-4, atol=1e-7, msg=name)
     assert set(per_kind) == {example.kind for example in examples}
-
