@@ -63,7 +63,10 @@ def test_duration_bounds_a_closed_loop_level(mock_server, tmp_path: Path) -> Non
     level = result.levels[0]
     lines = [line for line in _lines(tmp_path) if not line["warmup"]]
     assert all(line["start_ms"] < 600 for line in lines)  # nothing starts after the duration
-    assert 4 <= level["requests"]["measured"] <= 16
+    assert 2 <= level["requests"]["measured"] <= 16  # at least one per slot; how many more depends on the machine
+    # each slot goes on until the deadline: the last request of each ends at or after it (50 ms for the return path)
+    ends = sorted(line["start_ms"] + line["e2el_ms"] for line in lines)
+    assert ends[-2] >= 550
     # the requests in flight at the deadline finish (none cut off) and every started one is in the file
     assert level["requests"]["successful"] == level["requests"]["measured"] == len(lines)
     assert level["requests"]["cancelled"] == 0
