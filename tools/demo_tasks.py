@@ -12,6 +12,7 @@ what the dataset classes show it at evaluation.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import math
@@ -92,6 +93,7 @@ class Example:
     answer: str
     options: tuple[str, ...] = ()
     hint: str = ""
+    grounds: tuple[str, ...] = ()  # what the answer rests on: see `training_target`
     extra: dict = field(default_factory=dict, compare=False)
 
 
@@ -192,8 +194,10 @@ def draw_scene(scene: Scene) -> Image.Image:
     return image
 
 
+@functools.lru_cache(maxsize=512)
 def scene_jpeg(scene: Scene) -> bytes:
-    """The scene as JPEG bytes: the exact bytes stored in the TSV (and seen in training)."""
+    """The scene as JPEG bytes: the exact bytes stored in the TSV (and seen in training). Cached, since the
+    training stream encodes each picture once for the overlap check and once more for the batch."""
     buffer = io.BytesIO()
     draw_scene(scene).save(buffer, format="JPEG", quality=JPEG_QUALITY)
     return buffer.getvalue()
@@ -254,7 +258,8 @@ def _ask(rng: random.Random, category: str, kind: str, scenes: tuple[Scene, ...]
             "word": rng.choice(("Does the image show the word {v}?", "Is the word {v} written in the image?")),
         }[category]
         shown = _count_phrase(int(value)) if category == "count" else value
-        return Example("yorn", category, scenes, question.format(v=shown), "Yes" if target else "No")
+        return Example("yorn", category, scenes, question.format(v=shown), "Yes" if target else "No",
+                       grounds=(attr, value))
     question = {
         "colour": rng.choice(("What colour is the shape?", "Which colour is the shape in the image?")),
         "shape": rng.choice(("What shape is shown in the image?", "Which shape is drawn in the image?")),
@@ -263,10 +268,10 @@ def _ask(rng: random.Random, category: str, kind: str, scenes: tuple[Scene, ...]
         "word": rng.choice(("What word is written in the image?", "Which word is shown in the image?")),
     }[category]
     if kind == "vqa":
-        return Example("vqa", category, scenes, question, attr)
+        return Example("vqa", category, scenes, question, attr, grounds=(attr,))
     options, letter = _mcq_options(rng, pool, attr)
     hint = HINTS[category] if rng.random() < HINT_RATE else ""
-    return Example("mcq", category, scenes, question, letter, options=options, hint=hint)
+    return Example("mcq", category, scenes, question, letter, options=options, hint=hint, grounds=(attr,))
 
 
 def _ask_multi(rng: random.Random, kind: str, scenes: tuple[Scene, ...], target: bool) -> Example:
@@ -283,7 +288,8 @@ def _ask_multi(rng: random.Random, kind: str, scenes: tuple[Scene, ...], target:
             if attribute == "shape"
             else "Are the shapes in the two images the same colour?"
         )
-        return Example("yorn", "multi_image", (first, second), question, "Yes" if target else "No")
+        return Example("yorn", "multi_image", (first, second), question, "Yes" if target else "No",
+                       grounds=(wanted, value))
     which = rng.randrange(2)
     attribute = rng.choice(("shape", "colour"))
     scene = scenes[which]
@@ -294,10 +300,10 @@ def _ask_multi(rng: random.Random, kind: str, scenes: tuple[Scene, ...], target:
         else f"What colour is the shape in the {ORDINALS[which]} image?"
     )
     if kind == "vqa":
-        return Example("vqa", "multi_image", scenes, question, attr)
+        return Example("vqa", "multi_image", scenes, question, attr, grounds=(attr,))
     options, letter = _mcq_options(rng, SHAPES if attribute == "shape" else list(COLOURS), attr)
     hint = HINTS["multi_image"] if rng.random() < HINT_RATE else ""
-    return Example("mcq", "multi_image", scenes, question, letter, options=options, hint=hint)
+    return Example("mcq", "multi_image", scenes, question, letter, options=options, hint=hint, grounds=(attr,))
 
 
 def sample_example(rng: random.Random, kind: str, category: str, target: bool = True) -> Example:
@@ -404,6 +410,24 @@ def build_prompt(kind: str, row: Mapping[str, object]) -> str:
     return prompt
 
 
+def training_target(example: Example) -> str:
+    """The text the demo model is trained to answer with; it scores as `answer` under vlmkit's extraction.
+
+    - VQA: the answer ("red").
+    - MCQ: the text of the right option ("red"), which VLMEvalKit's option-text rule maps to its letter.
+    - Y/N: what the picture shows, then the word the question asks about (for two pictures: what each shows),
+      then the verdict: "red vs blue: No". Putting both words side by side before the verdict turns a
+      comparison across the prompt into one between the two previous words, which a tiny model learns in
+      minutes; answering "No" directly, it stayed at chance (see the model card).
+    """
+    if example.kind == "vqa":
+        return example.answer
+    if example.kind == "mcq":
+        return example.grounds[0]
+    seen, other = example.grounds
+    return f"{seen} vs {other}: {example.answer}"
+
+
 def corpus_texts(seed: int, n: int) -> list[str]:
     """Prompts and answers of n training examples: the text the tokenizer is trained on."""
     stream = training_examples(seed)
@@ -411,5 +435,5 @@ def corpus_texts(seed: int, n: int) -> list[str]:
     for _ in range(n):
         example = next(stream)
         texts.append(build_prompt(example.kind, example_fields(example)))
-        texts.append(example.answer)
+        texts.append(training_target(example))
     return texts

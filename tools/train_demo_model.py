@@ -6,17 +6,21 @@ Architecture: llava-hf layout (CLIP vision tower, two-layer MLP projector, Llama
 tokenizer trained on the templated questions, and a chat template; it loads with AutoProcessor and
 AutoModelForImageTextToText like any Hugging Face LLaVA checkpoint and needs no torchvision or remote code.
 
-Training has two stages, as LLaVA's recipe starts from a pretrained CLIP:
+Training has three stages, as LLaVA's recipe starts from a pretrained language model and a pretrained CLIP:
+0. language: the language model alone on Y/N questions whose pictures are given as captions (`pretrain_language`),
+   answered in the trained form below; it learns to copy the asked word and to compare two words.
 1. vision: the vision tower learns what the pictures show (colour, shape, place, count, word) through throw-away
    linear heads on its mean patch feature (`pretrain_vision`); then the projector gets a data-dependent
    initialisation (`standardise_projector`) so image tokens reach the language model centred and at the norm of
    its token embeddings.
 2. the whole model on `demo_tasks.training_examples(seed)`, formatted exactly as at evaluation (the VLMEvalKit
    prompt of the row, one user turn through the processor's chat template, generation prompt added); the loss
-   covers the answer tokens and the end-of-turn token; the vision tower at half the learning rate.
+   covers the trained answer (`demo_tasks.training_target`: "red" for VQA and MCQ, "red vs blue: No" for Y/N,
+   each scored by vlmkit's extraction) and the end-of-turn token; the vision tower at half the learning rate.
 What was learned making it: with image tokens 100x larger than token embeddings, or a peak learning rate of
 2e-3, the model learns the answer format, stops sending gradient to the vision side and ignores the pictures
 (its score with grey images equals its score with real ones); at 5e-4 with the initialisation above it does not.
+Answering MCQ with the letter or Y/N with a bare "No" stayed at chance: see the model card.
 
 Any example whose picture appears in the evaluation TSVs is skipped. At the end the script scores the evaluation
 TSVs with greedy decoding, and again with every image replaced by flat grey (a control that must stay near chance).
@@ -62,7 +66,7 @@ import demo_tasks  # noqa: E402
 IMAGE_SIZE = 112
 PATCH_SIZE = 16
 IMAGE_TOKENS = (IMAGE_SIZE // PATCH_SIZE) ** 2
-MAX_NEW_TOKENS = 8
+MAX_NEW_TOKENS = 8  # the longest trained answer, " triangle vs square: Yes" + end of turn, is 6 tokens
 SPECIAL_TOKENS = ["<|pad|>", "<|end|>", "<image>", "<|system|>", "<|user|>", "<|assistant|>"]
 CHAT_TEMPLATE = (
     "{% for message in messages %}"
@@ -79,9 +83,10 @@ CHAT_TEMPLATE = (
 
 
 def build_tokenizer(seed: int, corpus_size: int = 4000) -> PreTrainedTokenizerFast:
-    """Byte-level BPE over the templated prompts and answers, special tokens first."""
+    """Byte-level BPE over the templated prompts and answers, special tokens first. Every word gets a leading
+    space, so "red" at the start of an answer is the same token as " red" in the question or an option."""
     tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=1024,
@@ -169,7 +174,8 @@ def jpeg_to_image(data: bytes) -> Image.Image:
 
 def chat_text(processor: LlavaProcessor, prompt: str, n_images: int) -> str:
     """One user turn (images first, then the text) through the chat template, generation prompt added."""
-    content = [{"type": "image"} for _ in range(n_images)] + [{"type": "text", "text": prompt}]
+    content: list[dict[str, str]] = [{"type": "image"} for _ in range(n_images)]
+    content.append({"type": "text", "text": prompt})
     conversation = [{"role": "user", "content": content}]
     return processor.apply_chat_template(conversation, add_generation_prompt=True, tokenize=False)
 
@@ -246,6 +252,47 @@ def evaluate_dir(model_dir: Path, data_dir: Path, blank: bool = False, limit: in
     processor = AutoProcessor.from_pretrained(model_dir)
     model = AutoModelForImageTextToText.from_pretrained(model_dir, dtype=torch.float32).eval()
     return evaluate(model, processor, data_dir, blank=blank, limit=limit)
+
+
+# ---------------------------------------------------------------------------------------------------- stage 0: language
+
+
+def scene_caption(scene: demo_tasks.Scene) -> str:
+    """What a picture shows, in the words the questions use: "red circle left", "3 red star", "CAT"."""
+    if scene.layout == "object":
+        return f"{scene.colour} {scene.shape} {scene.position}"
+    if scene.layout == "count":
+        return f"{len(scene.items)} {scene.colour} {scene.shape}"
+    return scene.word
+
+
+def pretrain_language(model: LlavaForConditionalGeneration, processor: LlavaProcessor, args: argparse.Namespace,
+                      started: float) -> None:
+    """Stage 0, as LLaVA starts from a pretrained language model: the language model alone on Y/N questions whose
+    pictures are given as captions, answered in the trained form ("red vs blue: No"). It learns to copy the asked
+    word and to compare two words, the part of the task that does not depend on seeing."""
+    stream = (e for e in demo_tasks.training_examples(args.seed + 7) if e.kind == "yorn")
+    optimizer = torch.optim.AdamW(model.model.language_model.parameters(), lr=args.language_lr, weight_decay=0.01,
+                                  betas=(0.9, 0.98))
+    model.train()
+    for step in range(args.language_steps):
+        examples = [next(stream) for _ in range(args.language_batch_size)]
+        prompts = [
+            chat_text(processor, "".join(scene_caption(s) + "\n" for s in e.scenes)
+                      + demo_tasks.build_prompt(e.kind, demo_tasks.example_fields(e)), 0)
+            for e in examples
+        ]
+        prompt_ids = processor.tokenizer(prompts, add_special_tokens=False)["input_ids"]
+        batch = pad_sequences(processor.tokenizer, prompt_ids, [target_ids(processor.tokenizer, e) for e in examples])
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(step, args.language_steps, args.language_lr, args.warmup // 3)
+        loss = answer_loss(model, batch)[0].sum() / int((batch["labels"] != -100).sum())
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        if step % args.log_every == 0 or step == args.language_steps - 1:
+            print(f"language {step:5d}  loss {loss.item():.4f}  {time.time() - started:6.0f} s", flush=True)
 
 
 # ---------------------------------------------------------------------------------------------------- stage 1: vision
@@ -345,29 +392,50 @@ def standardise_projector(model: LlavaForConditionalGeneration, processor: Llava
 # ---------------------------------------------------------------------------------------------------- stage 2: training
 
 
+def target_ids(tokenizer: PreTrainedTokenizerFast, example: demo_tasks.Example) -> list[int]:
+    """The trained answer (`demo_tasks.training_target`) and the end-of-turn token: the tokens the loss covers."""
+    return tokenizer.encode(demo_tasks.training_target(example), add_special_tokens=False) + [tokenizer.eos_token_id]
+
+
+def pad_sequences(tokenizer: PreTrainedTokenizerFast, prompts: list[list[int]],
+                  answers: list[list[int]]) -> dict[str, torch.Tensor]:
+    """Prompt + answer per row, right-padded; labels are -100 everywhere but on the answer."""
+    width = max(len(p) + len(a) for p, a in zip(prompts, answers))
+    input_ids = torch.full((len(prompts), width), tokenizer.pad_token_id, dtype=torch.long)
+    labels = torch.full((len(prompts), width), -100, dtype=torch.long)
+    attention = torch.zeros((len(prompts), width), dtype=torch.long)
+    for row, (ids, ans) in enumerate(zip(prompts, answers)):
+        seq = ids + ans
+        input_ids[row, : len(seq)] = torch.tensor(seq)
+        attention[row, : len(seq)] = 1
+        labels[row, len(ids) : len(seq)] = torch.tensor(ans)
+    return {"input_ids": input_ids, "attention_mask": attention, "labels": labels}
+
+
 def encode_batch(processor: LlavaProcessor, examples: list[demo_tasks.Example]) -> dict[str, torch.Tensor]:
-    """Inputs and labels for a batch: prompt through the chat template, then answer + end-of-turn (the loss)."""
-    tokenizer = processor.tokenizer
-    prompts, images, answers = [], [], []
+    """Inputs and labels for a batch: prompt through the chat template, then the trained answer + end-of-turn."""
+    prompts, images = [], []
     for example in examples:
         pictures = [jpeg_to_image(demo_tasks.scene_jpeg(s)) for s in example.scenes]
         prompt = demo_tasks.build_prompt(example.kind, demo_tasks.example_fields(example))
         prompts.append(chat_text(processor, prompt, len(pictures)))
         images.append(pictures)
-        answers.append(tokenizer.encode(example.answer, add_special_tokens=False) + [tokenizer.eos_token_id])
     encoded = processor(text=prompts, images=images, padding=False, return_tensors=None)
-    sequences = [ids + ans for ids, ans in zip(encoded["input_ids"], answers)]
-    width = max(len(s) for s in sequences)
-    input_ids = torch.full((len(sequences), width), tokenizer.pad_token_id, dtype=torch.long)
-    labels = torch.full((len(sequences), width), -100, dtype=torch.long)
-    attention = torch.zeros((len(sequences), width), dtype=torch.long)
-    for row, (ids, ans) in enumerate(zip(encoded["input_ids"], answers)):
-        seq = ids + ans
-        input_ids[row, : len(seq)] = torch.tensor(seq)
-        attention[row, : len(seq)] = 1
-        labels[row, len(ids) : len(seq)] = torch.tensor(ans)
-    pixel_values = torch.as_tensor(np.asarray(encoded["pixel_values"]))
-    return {"input_ids": input_ids, "attention_mask": attention, "pixel_values": pixel_values, "labels": labels}
+    batch = pad_sequences(processor.tokenizer, encoded["input_ids"],
+                          [target_ids(processor.tokenizer, e) for e in examples])
+    batch["pixel_values"] = torch.as_tensor(np.asarray(encoded["pixel_values"]))
+    return batch
+
+
+def answer_loss(model: LlavaForConditionalGeneration, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(loss of every next-token prediction, zero off the answer; the mask of answer positions)."""
+    inputs = {name: value for name, value in batch.items() if name != "labels"}
+    logits = model(**inputs).logits[:, :-1]
+    targets = batch["labels"][:, 1:]
+    token_loss = torch.nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100, reduction="none"
+    ).view(targets.shape)
+    return token_loss, targets != -100
 
 
 def forward_backward(model: LlavaForConditionalGeneration, processor: LlavaProcessor,
@@ -383,16 +451,11 @@ def forward_backward(model: LlavaForConditionalGeneration, processor: LlavaProce
     answer_tokens = sum(int((batch["labels"][:, 1:] != -100).sum()) for _, batch in batches)
     total, per_kind = 0.0, {}
     for kind, batch in batches:
-        labels = batch.pop("labels")
-        logits = model(**batch).logits[:, :-1]
-        targets = labels[:, 1:]
-        token_loss = torch.nn.functional.cross_entropy(
-            logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100, reduction="none"
-        ).view(targets.shape)
+        token_loss, answer = answer_loss(model, batch)
         share = token_loss.sum() / answer_tokens
         share.backward()
         total += share.item()
-        row_loss = token_loss.sum(dim=1) / (targets != -100).sum(dim=1)
+        row_loss = token_loss.sum(dim=1) / answer.sum(dim=1)
         per_kind.setdefault(kind, []).extend(row_loss.tolist())
     return total, {kind: sum(values) / len(values) for kind, values in per_kind.items()}
 
@@ -420,6 +483,7 @@ def train(args: argparse.Namespace) -> None:
     excluded = eval_image_keys(args.data_dir)
     print(f"excluding {len(excluded)} evaluation pictures from training")
     if not args.init:
+        pretrain_language(model, processor, args, started)
         pretrain_vision(model, processor, args, excluded, started)
         standardise_projector(model, processor, scene_stream(args.seed + 1, excluded))
     stream = demo_tasks.training_examples(args.seed, excluded)
@@ -468,10 +532,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init", type=Path, default=None, help="continue stage 2 from this saved model")
     parser.add_argument("--data-dir", type=Path, default=Path("datasets_tsv/data"), help="the evaluation TSVs")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=800)
+    parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=5e-4)
     parser.add_argument("--warmup", type=int, default=60)
+    parser.add_argument("--language-steps", type=int, default=150, help="stage 0: language pretraining steps")
+    parser.add_argument("--language-batch-size", type=int, default=64)
+    parser.add_argument("--language-lr", type=float, default=1e-3)
     parser.add_argument("--vision-steps", type=int, default=400, help="stage 1: vision pretraining steps")
     parser.add_argument("--vision-batch-size", type=int, default=64)
     parser.add_argument("--vision-lr", type=float, default=2e-3)
@@ -485,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.steps, args.batch_size, args.warmup, args.log_every = 3, 4, 1, 1
         args.vision_steps, args.vision_batch_size = 3, 4
+        args.language_steps, args.language_batch_size = 3, 4
         args.eval_rows = args.eval_rows or 8
     if args.out is None:
         args.out = Path(tempfile.mkdtemp(prefix="vlmkit_tiny_"))

@@ -49,7 +49,10 @@ def model_registry() -> Registry:
     for alias, repo in _HF_ALIASES:
         registry.add(alias, HF_MODEL, f"alias of {repo.split('/', 1)[1]}", model_path=repo)
     tiny = Path(__file__).resolve().parent / "weights" / "vlmkit_tiny"
-    registry.add("vlmkit-tiny", HF_MODEL, "the tiny demo VLM shipped with vlmkit (tools/train_demo_model.py)", model_path=str(tiny))
+    # Its longest answer ("triangle vs square: Yes") is 6 tokens; the cap keeps a model that sees no picture it knows
+    # (the grey-picture control) from generating 512 tokens a row.
+    registry.add("vlmkit-tiny", HF_MODEL, "the tiny demo VLM shipped with vlmkit (tools/train_demo_model.py)",
+                 model_path=str(tiny), max_new_tokens=8)
     for name in _API_MODELS:
         registry.add(name, API_MODEL, "OpenAI chat completions", model=name)
     return registry

@@ -61,6 +61,11 @@ def test_generate_returns_the_text() -> None:
         assert make_model(server).generate(["hi"]) == "hello"
 
 
+def test_the_answer_is_stripped_as_vlmevalkit_and_the_local_path_do() -> None:
+    with FaultServer(script(chat_reply(" red vs blue: No\n"))) as server:
+        assert make_model(server).generate(["hi"]) == "red vs blue: No"
+
+
 def test_request_body_carries_image_order_system_and_sampling(png: Path) -> None:
     with FaultServer(script(chat_reply("ok"))) as server:
         model = make_model(server, system_prompt="Answer briefly.", max_tokens=77)

@@ -181,7 +181,10 @@ class OpenAICompatModel(BaseModel):
         extra: dict[str, Any] = {"response_model": response.data.get("model"), "attempts": response.attempts}
         if finish is not None:
             extra["finish_reason"] = finish
-        return Generation(text=text, usage=usage_from(response.data), latency_ms=response.latency_ms, extra=extra)
+        # stripped as VLMEvalKit's API wrappers and the local path strip: a served model then predicts what it
+        # predicts locally (a byte-level BPE decodes its first token with a leading space)
+        return Generation(text=text.strip(), usage=usage_from(response.data), latency_ms=response.latency_ms,
+                          extra=extra)
 
     def settings(self) -> dict[str, Any]:
         return {
