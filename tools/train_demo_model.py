@@ -174,8 +174,7 @@ def jpeg_to_image(data: bytes) -> Image.Image:
 
 def chat_text(processor: LlavaProcessor, prompt: str, n_images: int) -> str:
     """One user turn (images first, then the text) through the chat template, generation prompt added."""
-    content: list[dict[str, str]] = [{"type": "image"} for _ in range(n_images)]
-    content.append({"type": "text", "text": prompt})
+    content = [{"type": "image"} for _ in range(n_images)] + [{"type": "text", "text": prompt}]
     conversation = [{"role": "user", "content": content}]
     return processor.apply_chat_template(conversation, add_generation_prompt=True, tokenize=False)
 
@@ -286,7 +285,8 @@ def pretrain_language(model: LlavaForConditionalGeneration, processor: LlavaProc
         batch = pad_sequences(processor.tokenizer, prompt_ids, [target_ids(processor.tokenizer, e) for e in examples])
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, args.language_steps, args.language_lr, args.warmup // 3)
-        loss = answer_loss(model, batch)[0].sum() / int((batch["labels"] != -100).sum())
+        token_loss, answer = answer_loss(model, batch)
+        loss = token_loss.sum() / answer.sum()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
