@@ -12,5 +12,11 @@ class DataError(ValueError):
     """Bad dataset content; the text names the file, the row and the field."""
 
 
+class ConfigError(ValueError):
+    """A setting the user gave that cannot work (a URL without a scheme, a flag out of range); says which."""
+
+
 def user_errors() -> tuple[type[BaseException], ...]:
-    return (RegistryError, DownloadError, UnsafePathError, MediaError, MessageError, DataError, FileNotFoundError)
+    return (
+        RegistryError, DownloadError, UnsafePathError, MediaError, MessageError, DataError, ConfigError, FileNotFoundError
+    )

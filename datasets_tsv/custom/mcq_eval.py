@@ -17,7 +17,7 @@ import pandas as pd
 from vlmkit.scoring.breakdown import require_columns
 from vlmkit.scoring.mcq import extract_choice, score_mcq
 from vlmkit.scoring.result import EvalResult
-from vlmkit.scoring.text_norm import is_missing
+from vlmkit.cells import is_missing
 
 from .fields import listed, resolve_answer, row_options
 

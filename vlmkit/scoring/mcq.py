@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
+from vlmkit.cells import is_missing, listed
 from vlmkit.scoring.breakdown import (
     MMBENCH_ABBREVIATIONS,
     group_means,
@@ -43,13 +44,12 @@ from vlmkit.scoring.breakdown import (
     split_category_table,
 )
 from vlmkit.scoring.result import EvalResult
-from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, is_missing
+from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
 
 METHODS = ("exact", "marker", "cue", "option_text", "fuzzy", "unparsed")
 INFERENCE_ERROR = "inference_error"  # the `method` of a row whose prediction is missing (per_sample only)
 CIRCULAR_BASE = 1_000_000
 _LETTERS = frozenset(string.ascii_uppercase)
-_MAX_LISTED = 20
 
 _EXACT_RE = re.compile(r"[(\[（]?\s*([A-Za-z])\s*[)\]）]?\s*[.:：。]?")
 _EXACT_WITH_TEXT_RE = re.compile(r"[(\[（]?([A-Z])(?:[)\]）]|[.:：])+\s*(.+)", re.S)
@@ -177,11 +177,6 @@ def _normalise_target(value: Any) -> str | None:
     return m.group(1).upper() if m else text.strip()
 
 
-def _listed(indices: list[Any]) -> str:
-    shown = ", ".join(map(str, indices[:_MAX_LISTED]))
-    more = len(indices) - _MAX_LISTED
-    return shown + (f" ... and {more} more" if more > 0 else "")
-
 
 def _integer_indices(indices: list[Any]) -> np.ndarray:
     out = np.empty(len(indices), dtype=np.int64)
@@ -256,7 +251,7 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
     if invalid:
         notes.append(
             f"{len(invalid)} row(s) have an answer that is not one of their options (scored as misses): "
-            f"index {_listed(invalid)}"
+            f"index {listed(invalid)}"
         )
     if counts["fuzzy"]:
         notes.append(f"{counts['fuzzy']} prediction(s) matched only by fuzzy (Levenshtein) matching, not in VLMEvalKit")
@@ -274,7 +269,7 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
         dup = pd.Series(ints).duplicated()
         if dup.any():
             repeated = sorted(set(ints[dup.to_numpy()].tolist()))
-            raise ValueError(f"circular MCQ: duplicate `index` value(s): {_listed(repeated)}")
+            raise ValueError(f"circular MCQ: duplicate `index` value(s): {listed(repeated)}")
         groups = ints % CIRCULAR_BASE
         per_sample["group"] = groups
         group_hit = pd.Series(hits).groupby(groups).all().reindex(groups).to_numpy(dtype=bool)
@@ -289,7 +284,7 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
             counts["orphan_rows"] = n_orphan
             notes.append(
                 f"{n_orphan} row(s) belong to circular groups without a main row (index == group) and are not "
-                f"reported: group {_listed(orphan)}"
+                f"reported: group {listed(orphan)}"
             )
     counts["scored"] = len(units)
     counts["hits"] = int(units["hit"].sum())

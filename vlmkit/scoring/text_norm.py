@@ -1,4 +1,4 @@
-"""Text helpers shared by the scorers: missing-value tests, cell -> text, answer lists, and the standard VQA
+"""Text helpers shared by the scorers: cell -> text, answer lists, and the standard VQA
 punctuation / number-word / article / contraction normalisation (the GT-Vision-Lab VQA evaluation rules that
 VLMEvalKit also uses, reproduced quirks included so that scores match).
 """
@@ -7,32 +7,15 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 import re
 from functools import lru_cache
 from typing import Any
 
-import pandas as pd
+from vlmkit.cells import is_missing
 
 # A string VLMEvalKit stores as the prediction when an API call failed. vlmkit never writes it, but prediction
 # files made by VLMEvalKit contain it; such rows count as inference errors.
 VLMEVALKIT_FAIL_MARKER = "Failed to obtain answer via API"
-
-
-def is_missing(value: Any) -> bool:
-    """None, NaN, pandas NA/NaT: a cell with no value."""
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return False
-    if isinstance(value, float):
-        return math.isnan(value)
-    if isinstance(value, (list, tuple, dict, set)):
-        return False
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
 
 
 def cell_text(value: Any) -> str | None:

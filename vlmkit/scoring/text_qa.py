@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vlmkit.cells import is_missing, listed
 from vlmkit.scoring.breakdown import require_columns, split_series
 from vlmkit.scoring.result import EvalResult
-from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, is_missing
+from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
 
 QA_METRICS = ("em", "contains", "bleu", "rouge")
 DEFAULT_QA_METRICS = ("em", "contains")
@@ -47,7 +48,6 @@ _TOKEN_RE = re.compile(rf"[{_CJK}]|[^\W{_CJK}_]+")
 _CJK_SPACE_RE = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
 _HAS_CJK_RE = re.compile(rf"[{_CJK}]")
 _ARTICLES = frozenset({"a", "an", "the"})
-_MAX_LISTED = 20
 
 
 # -- normalisation and per-row metrics --------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def score_text_qa(
     counts = {"total": len(df), "scored": len(rows), "no_target": len(no_target), "inference_errors": errors}
     notes: list[str] = []
     if no_target:
-        notes.append(f"{len(no_target)} row(s) have no reference answer and are not scored: index {_listed(no_target)}")
+        notes.append(f"{len(no_target)} row(s) have no reference answer and are not scored: index {listed(no_target)}")
     if seg is not None:
         how = "jieba words" if seg == "jieba" else "one token per CJK character (jieba not used)"
         notes.append(f"BLEU/ROUGE tokens: {how}; BLEU-n is the individual n-gram score, as EvalScope reports it")
@@ -249,8 +249,3 @@ def score_text_qa(
         notes=notes,
     )
 
-
-def _listed(values: list[Any]) -> str:
-    shown = ", ".join(map(str, values[:_MAX_LISTED]))
-    more = len(values) - _MAX_LISTED
-    return shown + (f" ... and {more} more" if more > 0 else "")

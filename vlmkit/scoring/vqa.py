@@ -14,18 +14,17 @@ import numpy as np
 import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
+from vlmkit.cells import is_missing, listed
 from vlmkit.scoring.breakdown import group_means, require_columns, split_category_table
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.text_norm import (
     VLMEVALKIT_FAIL_MARKER,
-    is_missing,
     parse_answer_list,
     process_digit_article,
     process_punctuation,
 )
 
 METRICS = ("vqa_score", "anls", "relaxed", "exact", "ocrbench")
-_MAX_LISTED = 20
 
 # OCRBench: the categories that make up each of its five reported groups.
 OCRBENCH_GROUPS: dict[str, tuple[str, ...]] = {
@@ -132,11 +131,6 @@ _ROW_SCORERS: dict[str, Callable[[str, Sequence[str]], float]] = {
 }
 
 
-def _listed(values: list) -> str:
-    shown = ", ".join(map(str, values[:_MAX_LISTED]))
-    more = len(values) - _MAX_LISTED
-    return shown + (f" ... and {more} more" if more > 0 else "")
-
 
 def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
     """Score open answers with one of METRICS. Columns: `index`, `prediction` (None/NaN = inference error, a 0),
@@ -192,7 +186,7 @@ def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
     }
     notes = []
     if invalid:
-        notes.append(f"{len(invalid)} row(s) have no answer to compare with (scored 0): index {_listed(invalid)}")
+        notes.append(f"{len(invalid)} row(s) have no answer to compare with (scored 0): index {listed(invalid)}")
     if single_gt:
         counts["single_answer"] = single_gt
         notes.append(

@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vlmkit.cells import is_missing, listed
 from vlmkit.scoring.breakdown import group_means, require_columns, split_category_table
 from vlmkit.scoring.result import EvalResult
-from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, is_missing, process_punctuation
+from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, process_punctuation
 
 METRICS = ("acc", "mme", "pope", "hallusion")
 UNKNOWN = "Unknown"
-_MAX_LISTED = 20
 
 # MME's two super-categories (MME_rating in VLMEvalKit).
 MME_PERCEPTION = (
@@ -54,11 +54,6 @@ def _target(value: Any) -> str | None:
     low = text.strip().lower()
     return {"yes": "Yes", "no": "No"}.get(low)
 
-
-def _listed(values: list[Any]) -> str:
-    shown = ", ".join(map(str, values[:_MAX_LISTED]))
-    more = len(values) - _MAX_LISTED
-    return shown + (f" ... and {more} more" if more > 0 else "")
 
 
 def _base(df: pd.DataFrame, what: str) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
@@ -95,7 +90,7 @@ def _base(df: pd.DataFrame, what: str) -> tuple[pd.DataFrame, dict[str, int], li
     notes = []
     if invalid:
         notes.append(
-            f"{len(invalid)} row(s) have an answer other than Yes/No (scored as misses): index {_listed(invalid)}"
+            f"{len(invalid)} row(s) have an answer other than Yes/No (scored as misses): index {listed(invalid)}"
         )
     return per_sample, counts, notes
 
