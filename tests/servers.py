@@ -3,7 +3,7 @@
     with FaultServer(script(Reply(429, headers={"Retry-After": "1"}), chat_reply("ok"))) as server:
         model = OpenAICompatModel("m", api_base=server.base_url)
         ...
-        server.requests  # what arrived: path, headers, parsed JSON body, arrival time
+        server.requests  # what arrived: path, headers, parsed JSON body, arrival time, client (host, port)
 
 It binds 127.0.0.1 on a free port, serves from daemon threads, and stops on leaving the `with` block (a reply
 that is still sleeping is woken and abandoned).
@@ -32,6 +32,7 @@ class Recorded:
     raw: bytes
     arrived: float  # time.monotonic() when the request line was read
     number: int  # 0 for the first request the server received
+    client: tuple[str, int] | None = None  # the client's (host, port): one port per connection
 
 
 @dataclass
@@ -63,6 +64,17 @@ def chat_reply(text: str | None, **kwargs: Any) -> Reply:
     return Reply(200, chat_body(text, **kwargs))
 
 
+def models_reply(*ids: str, max_model_len: dict[str, int] | None = None) -> Reply:
+    """An OpenAI `GET /v1/models` list; `max_model_len` adds that field to the named entries, as vLLM reports it."""
+    entries = []
+    for model_id in ids:
+        entry: dict[str, Any] = {"id": model_id, "object": "model", "created": 0, "owned_by": "test"}
+        if max_model_len and model_id in max_model_len:
+            entry["max_model_len"] = max_model_len[model_id]
+        entries.append(entry)
+    return Reply(200, {"object": "list", "data": entries})
+
+
 def script(*replies: Reply) -> Responder:
     """Answer the n-th request with the n-th reply; the last reply repeats once the script runs out."""
     if not replies:
@@ -74,6 +86,7 @@ class FaultServer:
     def __init__(self, responder: Responder) -> None:
         self.responder = responder
         self.requests: list[Recorded] = []
+        self.disconnected: list[tuple[str, int]] = []  # client (host, port) of each connection that has ended
         self._lock = threading.Lock()
         self._counter = itertools.count()
         self._stopping = threading.Event()
@@ -91,6 +104,11 @@ class FaultServer:
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
 
+            def finish(self) -> None:
+                super().finish()
+                with server._lock:
+                    server.disconnected.append(tuple(self.client_address[:2]))
+
             def do_GET(self) -> None:
                 self._handle()
 
@@ -107,7 +125,10 @@ class FaultServer:
                     body = None
                 with server._lock:
                     number = next(server._counter)
-                    record = Recorded(self.command, self.path, dict(self.headers), body, raw, arrived, number)
+                    record = Recorded(
+                        self.command, self.path, dict(self.headers), body, raw, arrived, number,
+                        client=tuple(self.client_address[:2]),
+                    )
                     server.requests.append(record)
                 reply = server.responder(record)
                 if reply.delay and server._stopping.wait(reply.delay):
@@ -163,6 +184,16 @@ class FaultServer:
     @property
     def base_url(self) -> str:
         return f"{self.root}/v1"
+
+    def wait_disconnected(self, ports: set[int], within: float = 10.0) -> bool:
+        """True once the connections from all these client ports have ended (False after `within` seconds)."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            with self._lock:
+                if ports <= {port for _, port in self.disconnected}:
+                    return True
+            time.sleep(0.01)
+        return False
 
     def bodies(self) -> list[Any]:
         with self._lock:

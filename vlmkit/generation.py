@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+# HTTP statuses that the same request will meet again however often it is sent (a wrong model id, path, key or
+# parameter): a run whose first samples all fail with one of these stops instead of failing every row.
+FATAL_STATUSES = frozenset({400, 401, 403, 404, 422})
 
 # Per-request generation parameters a dataset row may set (Ark `parameters`, AISBench per-row `max_tokens`).
 # Models map them onto their own API: an OpenAI body takes them as they are; transformers' generate takes
@@ -59,6 +62,11 @@ class ModelCallError(RuntimeError):
         self.kind = kind
         self.status = status
 
+    @property
+    def fatal(self) -> bool:
+        """True when retrying cannot help: the status is one of FATAL_STATUSES."""
+        return self.status in FATAL_STATUSES
+
     def to_record(self) -> dict[str, Any]:
         return {"kind": self.kind, "message": str(self), "status": self.status}
 
@@ -71,7 +79,17 @@ class UnsupportedInputError(ModelCallError):
 
 
 def error_record(exc: BaseException) -> dict[str, Any]:
-    """The error dict stored in a prediction record for any exception from a model call."""
+    """The error dict stored in a prediction record for any exception from a model call: a ModelCallError's own
+    kind; "bad_media" for an image that cannot be read or sent; "bad_input" for bad dataset content."""
+    # imported here: vlmkit.errors gathers the user-error classes of many modules, and this bottom-layer module must
+    # stay importable from any of them
+    from vlmkit.errors import DataError
+    from vlmkit.media import MediaError
+
     if isinstance(exc, ModelCallError):
         return exc.to_record()
+    if isinstance(exc, MediaError):
+        return {"kind": "bad_media", "message": str(exc), "status": None}
+    if isinstance(exc, DataError):
+        return {"kind": "bad_input", "message": str(exc), "status": None}
     return {"kind": "exception", "message": f"{exc.__class__.__name__}: {exc}", "status": None}

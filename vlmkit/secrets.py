@@ -24,6 +24,14 @@ def scrub(text: str, secrets: Iterable[str | None]) -> str:
     return text
 
 
+def one_line(text: str, limit: int, secrets: Iterable[str | None] = ()) -> str:
+    """Outside text (a server's message, a model's answer) as quoted in one line of an error or a summary: every
+    secret scrubbed first (a cut through a key would leave a prefix that no longer matches it), white space runs
+    collapsed, cut to `limit` characters."""
+    text = " ".join(scrub(str(text), secrets).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _secret_flag(arg: str) -> str | None:
     """The secret flag that arg names, whole or abbreviated as argparse allows; None for any other arg."""
     name = arg.split("=", 1)[0]

@@ -286,7 +286,7 @@ def test_many_threads_share_one_model() -> None:
         return chat_reply(f"answer to {question}")
 
     with FaultServer(echo) as server:
-        model = make_model(server, pool_size=8)
+        model = make_model(server)
         questions = [f"q{i}" for i in range(32)]
         with ThreadPoolExecutor(max_workers=8) as pool:
             answers = list(pool.map(lambda q: model.generate([q]), questions))

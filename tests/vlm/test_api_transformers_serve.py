@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from vlm.api.openai_compat import OpenAICompatModel
+from vlmkit.generation import ModelCallError
 
 MAX_TOKENS = 8
 
@@ -60,3 +61,22 @@ def test_system_turn_and_multi_turn(model: OpenAICompatModel, served_llava: tupl
         {"role": "user", "content": "Yes or no: a dog?"},
     ]
     _check(model.generate_full(conversation), served_llava[1])
+
+
+def test_probe_reaches_the_real_server(model: OpenAICompatModel) -> None:
+    """`transformers serve` lists the models of its hub cache (empty here), not the path it serves: reachable, and
+    no warning about a model missing from an empty list."""
+    assert model.probe() == {"reachable": True, "models": [], "max_model_len": None}
+
+
+def test_a_wrong_model_id_is_fatal_and_quotes_the_server(served_llava: tuple[str, str]) -> None:
+    api_base, _ = served_llava
+    wrong = OpenAICompatModel("no-such-model", api_base=api_base, max_tokens=MAX_TOKENS, timeout=120, retries=2)
+    with pytest.raises(ModelCallError) as info:
+        wrong.generate(["hi"])
+    assert (info.value.kind, info.value.status, info.value.fatal) == ("http_4xx", 400, True)
+    # the server's own words from its JSON `detail` (5.x: "Server is pinned to '<path>'; requested '<id>'."), not
+    # the JSON around them
+    message = str(info.value)
+    assert message.startswith(f"{api_base}/chat/completions: HTTP 400: ") and "after" not in message  # one attempt
+    assert "'no-such-model'" in message and '"detail"' not in message and "\n" not in message

@@ -1,11 +1,16 @@
-"""Pooled HTTP for API models: one `requests.Session` shared by the runner's threads, JSON POST with retries.
+"""HTTP for API models: one `requests.Session` per worker thread, JSON POST with retries, one-shot GET.
 
 Retried: HTTP 429, 408 and 5xx, timeouts and connection errors, with exponential backoff plus a small jitter from
 a seeded generator. A `Retry-After` header (seconds or an HTTP date) on 429/503 replaces the computed wait,
 capped at `MAX_RETRY_AFTER_S`. Other 4xx answers and unparseable bodies are final. The last failure raises
 `ModelCallError` with a `kind` ("rate_limited", "http_4xx", "http_5xx", "timeout", "connection",
-"bad_response") and the HTTP status. Error texts and log lines never hold the request headers (the API key);
-text taken from a response body is scrubbed of any secret passed in `secrets`.
+"bad_response") and the HTTP status. An HTTP error's message quotes the server's own words (`error.message`,
+`message` or `detail` of a JSON body, else the body's start) on one line. Error texts and log lines never hold
+the request headers (the API key); text taken from a response (or from a connection error) is scrubbed of every
+secret passed in `secrets` before it is shortened, so a cut can never leave part of a key behind.
+
+`requests.Session` is not documented as thread-safe, so `ThreadSessions` gives each thread that calls the model
+its own session (and connection pool) and closes them all on `close()`.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import email.utils
 import logging
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -23,6 +29,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from vlmkit.generation import ModelCallError
+from vlmkit.secrets import one_line
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +38,52 @@ MAX_BACKOFF_S = 60.0
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504}) | frozenset(range(505, 600))
 
 
-def make_session(pool_size: int) -> requests.Session:
-    """A session whose connection pool keeps `pool_size` connections per host (one per worker thread)."""
+def make_session(pool_size: int = 1) -> requests.Session:
+    """A session whose connection pool keeps `pool_size` connections per host."""
     session = requests.Session()
     adapter = HTTPAdapter(pool_connections=4, pool_maxsize=max(1, pool_size), max_retries=0)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
+
+
+class ThreadSessions:
+    """One `requests.Session` per calling thread, created on first use. `close()` closes every session made so far
+    (from any thread), and a thread that calls again afterwards gets a new one, so the owner stays usable. The
+    sessions of threads that have ended (a finished worker pool) are closed when the next session is made, so a
+    model that serves several runs keeps no idle connections for threads that are gone."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._sessions: list[tuple[threading.Thread, requests.Session]] = []
+        self._epoch = 0  # bumped by close(): a thread's session from an earlier epoch is closed, make a new one
+
+    def get(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is not None and self._local.epoch == self._epoch:
+            return session
+        session = make_session()
+        with self._lock:
+            gone = [s for thread, s in self._sessions if not thread.is_alive()]
+            self._sessions = [(t, s) for t, s in self._sessions if t.is_alive()]
+            self._sessions.append((threading.current_thread(), session))
+            self._local.session, self._local.epoch = session, self._epoch
+        for old in gone:
+            old.close()
+        return session
+
+    def __len__(self) -> int:
+        """How many sessions are open (one per thread that has called since the last close)."""
+        with self._lock:
+            return len(self._sessions)
+
+    def close(self) -> None:
+        with self._lock:
+            sessions, self._sessions = self._sessions, []
+            self._epoch += 1
+        for _, session in sessions:
+            session.close()
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -56,13 +102,6 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-def scrub(text: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
 
 
 @dataclass
@@ -100,14 +139,39 @@ class _Failure(Exception):
         self.kind, self.message, self.status, self.retry, self.retry_after = kind, message, status, retry, retry_after
 
 
-def _reason(exc: requests.ConnectionError, secrets: Sequence[str]) -> str:
-    """The innermost cause of a connection error, without urllib3's pool preamble."""
+
+def server_message(resp: requests.Response, secrets: Sequence[str | None], limit: int = 300) -> str:
+    """What the server said about an error, cleanly: `error.message` (or `error` when it is a string), `message` or
+    `detail` of a JSON body when one is a string; else the body's first `limit` characters. One line, scrubbed."""
+    text = resp.text or ""
+    try:
+        data = resp.json()
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        nested = error.get("message") if isinstance(error, dict) else error
+        for candidate in (nested, data.get("message"), data.get("detail")):
+            if isinstance(candidate, str) and candidate.strip():
+                text = candidate
+                break
+    return one_line(text, limit, secrets) or "(empty body)"
+
+
+def connection_reason(exc: requests.ConnectionError, secrets: Sequence[str | None] = ()) -> str:
+    """A short reason for a failed connection: "connection refused", "host name not found", or urllib3's text
+    without its pool preamble."""
     inner = exc.args[0] if exc.args else exc
     inner = getattr(inner, "reason", None) or inner  # urllib3 MaxRetryError -> NewConnectionError etc.
+    causes = [inner, getattr(inner, "__cause__", None), getattr(inner, "__context__", None)]
+    if any(isinstance(c, ConnectionRefusedError) for c in causes):
+        return "connection refused"
+    if any(isinstance(c, socket.gaierror) for c in causes) or type(inner).__name__ == "NameResolutionError":
+        return "host name not found"
     text = str(inner)
     if text.startswith(("HTTPConnection", "HTTPSConnection")) and "): " in text:
         text = text.split("): ", 1)[1]
-    return scrub(text, secrets)[:200]
+    return one_line(text, 200, secrets)
 
 
 def _attempt(
@@ -124,20 +188,20 @@ def _attempt(
     except requests.Timeout:
         raise _Failure("timeout", f"no answer within {timeout:g} s", None, True) from None
     except requests.ConnectionError as exc:
-        raise _Failure("connection", f"connection failed ({_reason(exc, secrets)})", None, True) from None
+        raise _Failure("connection", f"connection failed ({connection_reason(exc, secrets)})", None, True) from None
     except requests.RequestException as exc:
         raise _Failure("connection", f"request failed ({type(exc).__name__})", None, True) from None
     latency_ms = (time.perf_counter() - start) * 1000.0
     status = resp.status_code
     if status >= 400:
-        snippet = scrub(resp.text[:300].replace("\n", " "), secrets)
+        snippet = server_message(resp, secrets)
         retry_after = parse_retry_after(resp.headers.get("Retry-After")) if status in (429, 503) else None
         kind = "rate_limited" if status == 429 else "http_5xx" if status >= 500 else "http_4xx"
         raise _Failure(kind, f"HTTP {status}: {snippet}", status, status in RETRY_STATUSES, retry_after)
     try:
         data = resp.json()
     except ValueError:
-        snippet = scrub(resp.text[:200].replace("\n", " "), secrets)
+        snippet = one_line(resp.text or "", 200, secrets)
         raise _Failure("bad_response", f"HTTP {status} with a body that is not JSON: {snippet!r}", status, False) from None
     if not isinstance(data, dict):
         raise _Failure("bad_response", f"HTTP {status} with JSON that is not an object", status, False)

@@ -9,6 +9,20 @@ spaced, or one per 1/`fps` seconds) as consecutive JPEG `image_url` parts (shrun
 "video_url" sends one `video_url` part (the file as a base64 data URL, or an http(s) URL as given) for services
 that decode video themselves (vLLM, SGLang, Ark). The API key is held privately and sent as `Authorization: Bearer`;
 it appears in no repr, settings, error text or log line.
+
+max_tokens defaults to None: the request carries no `max_tokens`, and each server applies its own default. vLLM
+and SGLang then allow the rest of the context window, so a server started with a short `--max-model-len` works
+without a flag (a fixed 1024 failed every row there with "max_tokens=1024 cannot be greater than
+max_model_len=512"); `transformers serve` (5.x, measured) generates up to max(1024, the checkpoint's
+generation_config max_new_tokens) new tokens; OpenAI's API takes it as optional too. For comparison,
+VLMEvalKit's `OpenAIWrapper` (vlmeval/api/gpt.py) always sends one: `max_tokens=2048` in current versions (1024
+in earlier ones, which cut it to a context window they looked up minus the prompt's length). A `max_tokens`
+given to the constructor (`--max-tokens`) or in a row's parameters is sent as given; settings() records None as
+None, meaning "the server's default".
+
+Connections: each worker thread gets its own `requests.Session` (vlm.api.http.ThreadSessions); `close()` closes
+them all. `probe()` asks `GET {base}/models` once before a run, so a dead server, a wrong port or a refused key
+stops the run with one line instead of failing every row.
 """
 
 from __future__ import annotations
@@ -17,33 +31,70 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
-from vlm.api.http import RetryPolicy, make_session, post_json
+import requests
+
+from vlm.api.http import RetryPolicy, ThreadSessions, connection_reason, post_json, server_message
 from vlm.base import BaseModel
 from vlmkit import config
+from vlmkit.cells import listed
+from vlmkit.errors import ConfigError
 from vlmkit.generation import Generation, ModelCallError, Usage
 from vlmkit.openai_format import VIDEO_MODES, to_openai_messages
+from vlmkit.secrets import one_line
 from vlmkit.video import check_sampling, frame_data_urls
 
 DEFAULT_API_BASE = "https://api.openai.com/v1"
 _ENDPOINT = "/chat/completions"
+PROBE_TIMEOUT_S = 10.0  # the most a probe waits, whatever the per-call timeout
+
+
+def _not_a_url(api_base: str) -> ConfigError:
+    """ConfigError for an api_base that is not an http(s) URL, with the spelling that was probably meant."""
+    text = api_base.strip()
+    if "://" not in text and text and not text.startswith("/"):
+        host, _, path = text.partition("/")
+        hint = f"write http://{host}/{path.rstrip('/') or 'v1'}"
+    else:
+        hint = "write a URL such as http://127.0.0.1:8000/v1"
+    return ConfigError(f"--api-base {api_base!r} is not an http(s) URL; {hint}")
 
 
 def chat_completions_url(api_base: str) -> tuple[str, str]:
     """(base URL, chat-completions URL) from a base given as `.../v1` or as the full `.../chat/completions` URL.
 
-    Credentials written into the URL (`user:pass@host`) are refused: the key goes in `api_key`.
+    ConfigError (a ValueError) for anything that is not an http(s) URL with a host, such as `127.0.0.1:8000`
+    without its scheme. Credentials written into the URL (`user:pass@host`) are refused: the key goes in `api_key`.
     """
-    parts = urlsplit(api_base.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"api_base must be an http(s) URL such as https://host/v1, got {parts.scheme or 'no'} scheme")
-    if parts.username or parts.password:
-        raise ValueError("api_base must not hold credentials; pass the key as api_key (or OPENAI_API_KEY)")
+    try:
+        parts = urlsplit(api_base.strip())
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
+    except ValueError:
+        ok = False
+    if "@" in api_base or (ok and (parts.username or parts.password)):  # never echo what may be a key
+        raise ConfigError("--api-base must not hold credentials; pass the key with --api-key (or OPENAI_API_KEY)")
+    if not ok:
+        raise _not_a_url(api_base)
     path = parts.path.rstrip("/")
     if path.endswith(_ENDPOINT):
         path = path[: -len(_ENDPOINT)]
     base = urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
     url = urlunsplit((parts.scheme, parts.netloc, path + _ENDPOINT, parts.query, ""))
     return base, url
+
+
+def models_url(base_url: str) -> str:
+    """The `/models` URL beside chat completions (a query string of the base, e.g. an api-version, is kept)."""
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/models", parts.query, ""))
+
+
+def _model_list(data: Any) -> list[dict[str, Any]] | None:
+    """The entries of an OpenAI model list (`{"object": "list", "data": [{"id": ...}, ...]}`); None if it is not one."""
+    entries = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return None
+    return [e for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str)]
 
 
 def _int(value: Any) -> int:
@@ -94,24 +145,25 @@ class OpenAICompatModel(BaseModel):
         api_base: str | None = None,
         api_key: str | None = None,
         temperature: float = 0.0,
-        max_tokens: int = 1024,
+        max_tokens: int | None = None,
         timeout: float = 60.0,
         retries: int = 3,
         backoff: float = 1.0,
         img_max_side: int | None = None,
         system_prompt: str | None = None,
         extra_body: dict[str, Any] | None = None,
-        pool_size: int = 64,
+        pool_size: int | None = None,
         nframe: int | None = 8,
         fps: float | None = None,
         video_mode: str = "frames",
     ) -> None:
-        """nframe / fps: video frame sampling (fps, when given, replaces nframe, which is then recorded as None);
-        video_mode: "frames" or "video_url" (module docstring)."""
-        if retries < 0 or timeout <= 0 or max_tokens <= 0:
-            raise ValueError("retries must be >= 0, timeout > 0 and max_tokens > 0")
+        """max_tokens: None sends none (the server's default, see the module docstring); timeout: seconds per
+        attempt; retries: extra attempts after the first (0: one attempt); nframe / fps: video frame sampling (fps,
+        when given, replaces nframe, which is then recorded as None); video_mode: "frames" or "video_url";
+        pool_size: accepted for older callers and unused (each thread keeps its own connection)."""
+        _check_settings(max_tokens=max_tokens, timeout=timeout, retries=retries)
         if video_mode not in VIDEO_MODES:
-            raise ValueError(f"video_mode must be one of {', '.join(VIDEO_MODES)}; got {video_mode!r}")
+            raise ConfigError(f"video_mode must be one of {', '.join(VIDEO_MODES)}; got {video_mode!r}")
         self.nframe = None if fps is not None else nframe
         self.fps = fps
         self._sampling = check_sampling(self.nframe, self.fps)
@@ -129,7 +181,7 @@ class OpenAICompatModel(BaseModel):
         self.system_prompt = system_prompt
         self.extra_body = dict(extra_body or {})
         self._policy = RetryPolicy(retries=retries, backoff=backoff)
-        self._session = make_session(pool_size)
+        self._sessions = ThreadSessions()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
@@ -151,12 +203,9 @@ class OpenAICompatModel(BaseModel):
             video_frames=self._video_frames,
             video_mode=self.video_mode,
         )
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-        }
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         body.update(self.extra_body)
         body.update(params or {})
         return body
@@ -169,7 +218,7 @@ class OpenAICompatModel(BaseModel):
     ) -> Generation:
         body = self.request_body(msgs, params)
         response = post_json(
-            self._session,
+            self._sessions.get(),
             self.url,
             body,
             headers=self._headers(),
@@ -204,5 +253,75 @@ class OpenAICompatModel(BaseModel):
         }
 
     def close(self) -> None:
-        """Release pooled connections (the instance stays usable; a new call opens new ones)."""
-        self._session.close()
+        """Close every thread's session (the instance stays usable; a later call opens a new one)."""
+        self._sessions.close()
+
+    def probe(self) -> dict[str, Any]:
+        """Ask the server once, before a run, what it serves: `GET {base_url}/models`, no retries.
+
+        Raises ModelCallError, in one line naming the URL and the likely fix, when the server cannot be reached
+        ("connection", "timeout") or refuses the key (HTTP 401/403, "http_4xx"). A server without /models (any
+        other non-2xx, or a 2xx that is not a model list) gives {"reachable": True, "models": None}. A model list
+        gives {"reachable": True, "models": [ids], "max_model_len": the int its entry for this model reports
+        (vLLM does) or None}, plus "warning" when the list is non-empty and this model is not in it.
+        """
+        url = models_url(self.base_url)
+        timeout = min(self.timeout, PROBE_TIMEOUT_S)
+        secrets = (self.__key,) if self.__key else ()
+        headers = {k: v for k, v in self._headers().items() if k != "Content-Type"}
+        try:
+            resp = self._sessions.get().get(url, headers=headers, timeout=timeout)
+        except requests.Timeout:
+            raise ModelCallError(
+                "timeout", f"no answer from {url} within {timeout:g} s: is the server running (not overloaded or "
+                "still loading) and --api-base right?"
+            ) from None
+        except requests.ConnectionError as exc:
+            raise ModelCallError(
+                "connection", f"cannot reach {url} ({connection_reason(exc, secrets)}): is the server running and "
+                "--api-base right?"
+            ) from None
+        except requests.RequestException as exc:
+            raise ModelCallError(
+                "connection", f"cannot reach {url} ({type(exc).__name__}): is --api-base right?"
+            ) from None
+        status = resp.status_code
+        if status in (401, 403):
+            raise ModelCallError(
+                "http_4xx", f"{url} refused the request with HTTP {status}: {server_message(resp, secrets)}: check "
+                "--api-key (or OPENAI_API_KEY)", status
+            )
+        if not 200 <= status < 300:
+            return {"reachable": True, "models": None}
+        try:
+            entries = _model_list(resp.json())
+        except ValueError:
+            entries = None
+        if entries is None:
+            return {"reachable": True, "models": None}
+        ids = [e["id"] for e in entries]
+        mine = next((e for e in entries if e["id"] == self.model), None)
+        limit = mine.get("max_model_len") if mine is not None else None
+        result: dict[str, Any] = {
+            "reachable": True,
+            "models": ids,
+            "max_model_len": limit if isinstance(limit, int) and not isinstance(limit, bool) else None,
+        }
+        if ids and mine is None:
+            served = listed([repr(i) for i in ids], most=5)
+            result["warning"] = one_line(
+                f"{url} does not list model {self.model!r}; it serves {served}: check the model name", 500, secrets
+            )
+        return result
+
+
+def _check_settings(*, max_tokens: Any, timeout: Any, retries: Any) -> None:
+    """ConfigError (one line, naming the setting) for a value no call could work with."""
+    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0):
+        raise ConfigError(
+            f"max_tokens must be a positive whole number or None (the server's default), got {max_tokens!r}"
+        )
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ConfigError(f"retries must be a whole number >= 0 (0: one attempt), got {retries!r}")

@@ -1,0 +1,120 @@
+"""Each worker thread calls the API through its own requests.Session; close() closes them all and the model stays
+usable. Observed from the server's side: one keep-alive connection (one client port) per thread."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.servers import FaultServer, Recorded, Reply, chat_reply
+from vlm.api.http import ThreadSessions
+from vlm.api.openai_compat import OpenAICompatModel
+
+THREADS = 4
+CALLS = 3
+
+
+@pytest.fixture(autouse=True)
+def _no_env_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def echo(request: Recorded) -> Reply:
+    return chat_reply(f"answer to {request.body['messages'][-1]['content']}")
+
+
+def test_thread_sessions_are_distinct_per_thread_and_stable_within_one() -> None:
+    sessions = ThreadSessions()
+    barrier = threading.Barrier(THREADS)
+
+    def twice(_: int) -> tuple[int, int]:
+        barrier.wait()  # all threads alive at once: none can reuse another's thread-local slot
+        return id(sessions.get()), id(sessions.get())
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        pairs = list(pool.map(twice, range(THREADS)))
+    assert all(first == second for first, second in pairs)
+    assert len({first for first, _ in pairs}) == THREADS
+    assert len(sessions) == THREADS
+    main = sessions.get()
+    assert sessions.get() is main
+    assert len(sessions) == 1  # the pool's threads have ended: their sessions were closed and dropped
+
+
+def test_close_from_one_thread_closes_the_connections_of_all_and_each_thread_reconnects() -> None:
+    barrier = threading.Barrier(3)  # two workers and the main thread
+    closed = threading.Event()
+    with FaultServer(echo) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=0, timeout=10)
+
+        def worker(t: int) -> None:
+            model.generate([f"t{t}-before"])
+            barrier.wait(10)  # both threads hold a keep-alive connection now
+            closed.wait(60)  # no call (which would replace this thread's session) until the main thread has looked
+            model.generate([f"t{t}-after"])
+
+        with ThreadPoolExecutor(2) as pool:
+            futures = [pool.submit(worker, t) for t in range(2)]
+            try:
+                barrier.wait(10)
+                before = {r.client[1] for r in server.requests}
+                assert not server.wait_disconnected(before, within=0.2)  # idle keep-alive connections stay open...
+                model.close()  # ...until close() from the main thread, which never called, closes both
+                assert server.wait_disconnected(before, within=5)
+            finally:
+                closed.set()
+            for future in futures:
+                future.result()
+        port = {r.body["messages"][-1]["content"]: r.client[1] for r in server.requests}
+    assert len(set(port.values())) == 4  # each thread reconnected on a new session
+
+
+def test_each_thread_keeps_its_own_connection_and_answers_stay_matched() -> None:
+    barrier = threading.Barrier(THREADS)
+    with FaultServer(echo) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=0, timeout=10)
+
+        def worker(t: int) -> list[str]:
+            barrier.wait()
+            return [model.generate([f"t{t}-q{i}"]) for i in range(CALLS)]
+
+        with ThreadPoolExecutor(THREADS) as pool:
+            answers = list(pool.map(worker, range(THREADS)))
+        ports = defaultdict(set)
+        for request in server.requests:
+            ports[request.body["messages"][-1]["content"].split("-")[0]].add(request.client[1])
+        model.close()
+    assert answers == [[f"answer to t{t}-q{i}" for i in range(CALLS)] for t in range(THREADS)]
+    assert len(server.requests) == THREADS * CALLS
+    # a thread's calls reuse its one keep-alive connection; no two threads share one
+    assert all(len(p) == 1 for p in ports.values()), dict(ports)
+    assert len(set().union(*ports.values())) == THREADS
+
+
+def test_the_model_stays_usable_after_close_on_a_new_connection() -> None:
+    with FaultServer(echo) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=0, timeout=10)
+        assert model.generate(["one"]) == "answer to one"
+        assert model.generate(["two"]) == "answer to two"
+        model.close()
+        assert model.generate(["three"]) == "answer to three"
+        first, second, third = (r.client[1] for r in server.requests)
+    assert first == second  # keep-alive within one session
+    assert third != first  # close() really closed the connection; the next call opened another
+
+
+def test_sessions_of_finished_threads_are_closed_when_a_new_one_is_made() -> None:
+    with FaultServer(echo) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=0, timeout=10)
+        for run in range(2):  # two runs, each with its own short-lived worker pool
+            with ThreadPoolExecutor(2) as pool:
+                barrier = threading.Barrier(2)
+                list(pool.map(lambda t: (barrier.wait(10), model.generate([f"r{run}-t{t}"])), range(2)))
+        first_run = {r.client[1] for r in server.requests if r.body["messages"][-1]["content"].startswith("r0")}
+        assert server.wait_disconnected(first_run, within=5)  # the first pool's connections did not linger
+        model.close()
+    assert len(first_run) == 2
