@@ -13,6 +13,7 @@ as `3.0` when its column also has blanks.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -22,33 +23,23 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from vlmkit.cells import index_key, is_blank
 from vlmkit.config import lmu_data_root
 from vlmkit.files import UnsafePathError, contained_path, download_verified, md5_of, write_bytes_atomic
 from vlmkit.message import Part
 from vlmkit.scoring.result import EvalResult
 
-from .images import DatasetError, decode_images, index_key, read_header, read_table
+from .images import DatasetError, decode_images, read_header, read_table
+from .table import TableRows
 
-__all__ = ["DatasetError", "TSVDataset", "is_missing"]
+__all__ = ["DatasetError", "TSVDataset"]
 
 OPTION_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 TEXT_COLUMNS = frozenset({"question", "hint", "answer", *OPTION_LETTERS})
 READING_NOTE = "cells reading None/NA/nan are text, not missing (VLMEvalKit drops such options)"
 
 
-def is_missing(value: Any) -> bool:
-    """None, NaN/NA or the empty string: a cell that has no value."""
-    if value is None or value is pd.NA:
-        return True
-    if isinstance(value, str):
-        return value == ""
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # a list or array cell is a value
-        return False
-
-
-class TSVDataset:
+class TSVDataset(TableRows):
     """A benchmark TSV: the table, its images, prompts and scoring (see the module docstring)."""
 
     kind: ClassVar[str] = "tsv"
@@ -67,6 +58,7 @@ class TSVDataset:
         image_folder: str | None = None,
         progress: bool = True,
         bundled: str | None = None,
+        keep_local_tsv: bool = False,
         **kind_kwargs: Any,
     ) -> None:
         if kind_kwargs:
@@ -77,6 +69,8 @@ class TSVDataset:
         self.md5 = md5 or None
         self.bundled = bundled or None
         self.progress = progress
+        self.keep_local_tsv = bool(keep_local_tsv)
+        self.md5_mismatch_accepted = False
         self.tsv_path = Path(tsv_path).expanduser() if tsv_path is not None else self.root / f"{name}.tsv"
         self.image_folder = image_folder or name
         try:
@@ -95,7 +89,9 @@ class TSVDataset:
         """Make the TSV present and verified, read the table; return (md5, table).
 
         A present file is hashed in a thread while the table is read (hashlib releases the GIL), so checking a
-        200 MB file costs little extra time. A file with the wrong MD5 is downloaded again when a URL is known.
+        200 MB file costs little extra time. A present file whose MD5 differs from the catalog's is never replaced
+        (it may be the user's own): it is an error naming both MD5s, unless `keep_local_tsv` accepts it as it is
+        (info() then records both MD5s and `md5_mismatch_accepted`).
         """
         path = self.tsv_path
         if self.bundled:
@@ -109,40 +105,48 @@ class TSVDataset:
             hashing = pool.submit(md5_of, path)
             try:
                 data, error = self._read_table(), None
-            except DatasetError as exc:  # judge the MD5 first: a damaged file is re-downloaded, not reported
+            except DatasetError as exc:  # judge the MD5 first: a file that is not the catalog's says so first
                 data, error = None, exc
             actual = hashing.result()
         if self.md5 is not None and actual != self.md5:
-            if not self.url:
+            if not self.keep_local_tsv:
+                fetch = "to download the catalog's copy" if self.url else "and put the catalog's copy there"
                 raise DatasetError(
-                    f"{path}: MD5 {actual} differs from the catalog's {self.md5} for {self.name} and no download URL "
-                    "is known; replace or remove the file"
+                    f"{path}: MD5 {actual} differs from the catalog's {self.md5} for {self.name}; the file is left "
+                    f"as it is. Move it away {fetch}, or pass --keep-local-tsv (keep_local_tsv=True) to evaluate "
+                    "this file as it is"
                 )
-            download_verified(self.url, path, self.md5, progress=self.progress)
-            return self.md5, self._read_table()
+            self.md5_mismatch_accepted = True
         if error is not None:
             raise error
         return actual, data  # type: ignore[return-value]
 
     def _copy_bundled(self, path: Path) -> None:
-        """Copy a file shipped in the package into place (again when the copy there differs from it)."""
+        """Copy a file shipped in the package into place (again when the copy there differs from it, unless
+        keep_local_tsv: then the copy there is used and its MD5 is compared with the package's, as a catalog's)."""
         source = resources.files("datasets_tsv").joinpath(self.bundled)
         if not source.is_file():
             raise DatasetError(
                 f"{self.name}: the bundled file datasets_tsv/{self.bundled} is missing from the installed package"
             )
         data = source.read_bytes()
-        if not path.is_file() or path.read_bytes() != data:
+        if path.is_file() and self.keep_local_tsv:
+            self.md5 = self.md5 or hashlib.md5(data).hexdigest()
+        elif not path.is_file() or path.read_bytes() != data:
             write_bytes_atomic(path, data)
 
     def _read_table(self) -> pd.DataFrame:
         path = self.tsv_path
         header = read_header(path)
+        if not header:
+            raise DatasetError(f"{path}: empty file (no header, no rows)")
         for column in ("index", *self.prompt_columns):
             if column not in header:
                 needed = "" if column == "index" else f", needed by {self.kind} prompts"
                 raise DatasetError(f"{path}: missing column `{column}`{needed}")
         data = read_table(path, skip="image", text_columns=TEXT_COLUMNS)
+        if data.empty:
+            raise DatasetError(f"{path}: no rows (only a header); nothing to evaluate")
         missing = np.flatnonzero(data["index"].isna().to_numpy())
         if len(missing):
             raise DatasetError(f"{path}: row {missing[0]}, field index: empty")
@@ -156,20 +160,10 @@ class TSVDataset:
             position[key] = pos
         return position
 
-    # -- rows ----------------------------------------------------------------------------------------------------
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r}, rows={len(self)}, tsv={str(self.tsv_path)!r})"
-
-    def line(self, i: int) -> dict[str, Any]:
-        """Row i (position, not index) as a dict of plain Python values; missing cells are NaN."""
-        if not -len(self) <= i < len(self):
-            raise IndexError(f"{self.name}: row {i} out of range ({len(self)} rows)")
-        if self._records is None:
-            self._records = self.data.to_dict("records")
-        return dict(self._records[i])
+    # -- rows (len, line, repr: datasets_tsv.table) ---------------------------------------------------------------
+    @property
+    def source_file(self) -> Path:
+        return self.tsv_path
 
     def _row(self, line: dict[str, Any] | int) -> tuple[int, dict[str, Any]]:
         if isinstance(line, (int, np.integer)) and not isinstance(line, bool):
@@ -190,9 +184,9 @@ class TSVDataset:
         return f"{self.tsv_path}: row {pos} (index {line.get('index')}), field {field}"
 
     def text(self, line: dict[str, Any], field: str) -> str:
-        """A required text cell of a row; a clear error naming file, row and field when it is missing."""
+        """A required text cell of a row; a clear error naming file, row and field when it is missing or blank."""
         value = line.get(field)
-        if is_missing(value):
+        if is_blank(value):
             raise DatasetError(f"{self._where(line, field)}: empty")
         return str(value)
 
@@ -249,6 +243,7 @@ class TSVDataset:
             "source": self.url or (f"datasets_tsv/{self.bundled}" if self.bundled else str(self.tsv_path)),
             "tsv_path": str(self.tsv_path),
             "md5": self.file_md5,
+            **({"catalog_md5": self.md5, "md5_mismatch_accepted": True} if self.md5_mismatch_accepted else {}),
             "n_total": len(self),
             "image_folder": self.image_folder,
             "scorer": self.scorer_params(),

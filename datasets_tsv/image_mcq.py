@@ -16,9 +16,10 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from vlmkit.cells import is_missing
 from vlmkit.scoring.result import EvalResult
 
-from .base import OPTION_LETTERS, TSVDataset, is_missing
+from .base import OPTION_LETTERS, TSVDataset
 
 CLOSING = "Please select the correct answer from the options above. \n"
 

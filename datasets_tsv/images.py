@@ -14,9 +14,14 @@ What vlmkit does differently from VLMEvalKit, on purpose:
   one); VLMEvalKit re-encodes through PIL and names every single image `.jpg`.
 - A row that references another row's image uses that row's file(s) instead of writing a copy (its own
   `image_path`, if any, is ignored); chains of references are followed.
-- An existing file is reused only when its size equals the decoded size, so a folder left over from an older
-  TSV with the same indices is refreshed rather than silently reused.
+- An existing file is reused only when it was decoded from the same content (a digest of its base64 field,
+  recorded in the folder's manifest, see `datasets_tsv.image_manifest`), so a folder left over from an older TSV
+  with the same indices is refreshed, even where an old and a new picture have the same byte size.
+- Two different images that would be written under one file name (two rows' `image_path`) are an error, not the
+  later one silently replacing the earlier one's picture.
 - Nothing is ever written outside the image folder, whatever `index` or `image_path` say.
+- Pixels are never decoded here (an unusual format is judged by its header): an image whose header declares too
+  many pixels is written like any other and refused for its own row when a model opens it (`vlmkit.media`).
 
 The `image` column is never held in memory as a whole: records are streamed one at a time (`iter_records`), both
 for the table without images (`read_table`) and for decoding, so a 200 MB TSV needs a few MB of working memory.
@@ -30,19 +35,20 @@ import binascii
 import csv
 import io
 import json
-import math
 import os
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
+from vlmkit.cells import index_key
 from vlmkit.errors import DataError
 from vlmkit.files import UnsafePathError, contained_path, write_bytes_atomic
-from vlmkit.media import MediaError, b64_to_bytes, bytes_to_image, image_extension
+from vlmkit.media import MediaError, b64_to_bytes, declared_size, image_extension
 from vlmkit.message import IMAGE_EXTENSIONS
+
+from .image_manifest import ImageManifest, content_digest, relative_name
 
 REFERENCE_MAX_CHARS = 64  # VLMEvalKit: an `image` value this short is another row's index
 _FIELD_LIMIT = 2**31 - 1
@@ -55,18 +61,6 @@ class DatasetError(DataError):
     A vlmkit.errors.DataError, so the CLI prints it as one line. Defined here because this is the lowest module
     of the package; `datasets_tsv.base` re-exports it.
     """
-
-
-def index_key(value: Any) -> str:
-    """The form in which indices are compared: `23`, `23.0` and ` 23 ` are one index; strings stay as they are."""
-    text = str(value).strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return text
-    if math.isfinite(number) and number == int(number):
-        return str(int(number))
-    return text
 
 
 def read_header(tsv: Path) -> list[str]:
@@ -184,6 +178,9 @@ class _Decoder:
     def __init__(self, tsv: Path, folder: Path) -> None:
         self.tsv = tsv
         self.folder = folder
+        self.base = folder.resolve()
+        self.manifest = ImageManifest(folder)
+        self.seen: dict[str, tuple[str, int]] = {}  # file name -> (digest, row) of this pass
         self.written = 0
         self.reused = 0
 
@@ -206,7 +203,7 @@ class _Decoder:
         return index
 
     def materialise(self, b64: B64, name: str | None, stem: str, pos: int, index: str, field: str) -> str:
-        """Write one base64 image unless a file of the same size is there already; return its path."""
+        """Write one base64 image unless the file there was decoded from the same content; return its path."""
         data: bytes | None = None
         if name is not None and Path(name).suffix.lower() in IMAGE_EXTENSIONS:
             path = self.target(name, pos, index, "image_path")
@@ -214,16 +211,21 @@ class _Decoder:
             data = self.decode(b64, pos, index, field) if _needs_full_decode(b64) else None
             head = data[:16] if data is not None else self.head(b64, pos, index, field)
             path = self.target((name or stem) + image_extension(head), pos, index, "image_path" if name else "index")
-        expected = len(data) if data is not None else _decoded_size(b64)
-        if expected is not None and _size(path) == expected:
+        key = relative_name(self.base, path)
+        digest = content_digest(b64)
+        earlier = self.seen.setdefault(key, (digest, pos))
+        if earlier[0] != digest:
+            raise DatasetError(
+                f"{self.where(pos, index, field)}: its image would be written to {key}, where row {earlier[1]} "
+                "put a different image; give the rows different `image_path` names"
+            )
+        if self.manifest.is_current(key, digest, path):
             self.reused += 1
             return str(path)
         if data is None:
             data = self.decode(b64, pos, index, field)
-            if _size(path) == len(data):
-                self.reused += 1
-                return str(path)
         write_bytes_atomic(path, data)
+        self.manifest.record(key, digest, path)
         self.written += 1
         return str(path)
 
@@ -238,11 +240,8 @@ class _Decoder:
                 raise DatasetError(f"{self.where(pos, index, field)}: {exc}") from None
         if not data:
             raise DatasetError(f"{self.where(pos, index, field)}: empty image")
-        if not _has_known_signature(data):
-            try:  # an unusual format: let PIL judge (rare, so the cost does not matter)
-                bytes_to_image(data)
-            except MediaError as exc:
-                raise DatasetError(f"{self.where(pos, index, field)}: {exc}") from None
+        if not _has_known_signature(data) and declared_size(data) is None:  # an unusual format: PIL's header judges
+            raise DatasetError(f"{self.where(pos, index, field)}: not a readable image (no image format recognised)")
         return data
 
     def head(self, b64: B64, pos: int, index: str, field: str) -> bytes:
@@ -252,27 +251,12 @@ class _Decoder:
             return self.decode(b64, pos, index, field)[:16]
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return -1
-
-
 def _needs_full_decode(b64: B64) -> bool:
-    """Whitespace or a data: prefix make the decoded size unknowable from the length alone."""
+    """Whitespace or a data: prefix: the first bytes (which give the suffix) cannot be read off the first 16
+    characters, so the whole field is decoded first."""
     if isinstance(b64, str):
         b64 = b64.encode("ascii", "replace")
     return b64.startswith(b"data:") or b"\n" in b64 or b" " in b64 or b"\r" in b64
-
-
-def _decoded_size(b64: B64) -> int | None:
-    if _needs_full_decode(b64):
-        return None
-    padding = len(b64) - len(b64.rstrip("=" if isinstance(b64, str) else b"="))
-    if len(b64) % 4 == 0:
-        return len(b64) // 4 * 3 - padding
-    return len(b64) * 3 // 4  # unpadded base64
 
 
 def _has_known_signature(data: bytes) -> bool:
@@ -282,7 +266,8 @@ def _has_known_signature(data: bytes) -> bool:
 def decode_images(
     tsv: Path, folder: Path, *, index_keys: list[str] | None = None, progress: bool = False
 ) -> list[list[str]]:
-    """One streaming pass over tsv: decode every image once into folder, reuse what is there.
+    """One streaming pass over tsv: decode every image once into folder, reuse what was decoded from the same
+    content before (see the module docstring).
 
     Returns, for every row in file order, the absolute paths of its images ([] for a row without one).
     index_keys, when given, are the `index_key`s of the rows as the table has them; a mismatch is an error rather
@@ -296,7 +281,10 @@ def decode_images(
         raise DatasetError(f"{tsv}: missing column `index`")
     folder.mkdir(parents=True, exist_ok=True)
     decoder = _Decoder(tsv, folder)
-    files, references, position, raw_indices = _stream(decoder, records, columns, index_keys, progress)
+    try:
+        files, references, position, raw_indices = _stream(decoder, records, columns, index_keys, progress)
+    finally:  # what was written is recorded even when a later row fails
+        decoder.manifest.save()
     if index_keys is not None and len(files) != len(index_keys):
         raise DatasetError(f"{tsv}: {len(files)} rows now, {len(index_keys)} when the table was read")
     resolved = {pos: _resolve_reference(decoder, files, references, position, pos, raw_indices[pos])

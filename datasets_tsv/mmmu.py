@@ -19,10 +19,11 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from vlmkit.cells import is_missing
 from vlmkit.message import Part
 from vlmkit.scoring.result import EvalResult
 
-from .base import READING_NOTE, DatasetError, is_missing
+from .base import READING_NOTE, DatasetError
 from .image_mcq import ImageMCQDataset
 
 PLACEHOLDER = re.compile(r"<image (\d+)>")

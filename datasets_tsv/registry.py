@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vlmkit.config import lmu_data_root
+from vlmkit.errors import DataError
 from vlmkit.registry import Registry, RegistryError, import_target
 
 if TYPE_CHECKING:  # the dataset classes (and pandas) load only when a dataset is built
@@ -57,17 +58,25 @@ def dataset_registry() -> Registry:
     return parse_catalog(text)
 
 
-def build_dataset(name_or_path: str, *, root: Path | None = None, progress: bool = True) -> TSVDataset:
+def build_dataset(
+    name_or_path: str, *, root: Path | None = None, progress: bool = True, keep_local_tsv: bool = False
+) -> TSVDataset:
     """A catalog name, a name with a TSV at root/<name>.tsv, or a path to a .tsv file -> its dataset.
 
     A file that is not in the catalog gets the class of its detected kind (see datasets_tsv.detect).
+    keep_local_tsv: a catalog dataset's TSV already at root whose MD5 differs from the catalog's is evaluated as it
+    is (recorded in info()) instead of being an error; it has no effect on other files.
     """
     registry = dataset_registry()
     root_path = Path(root).expanduser() if root is not None else lmu_data_root()
     if name_or_path in registry:
-        return build_entry(registry, name_or_path, root=root_path, progress=progress)
+        return build_entry(registry, name_or_path, root=root_path, progress=progress, keep_local_tsv=keep_local_tsv)
     tsv = local_tsv(name_or_path, root_path)
     if tsv is None:
+        if looks_like_path(name_or_path):
+            stem = Path(name_or_path).stem
+            hint = f"; the catalog's dataset is named {stem}" if stem in registry else ""
+            raise DataError(_missing_path_message(name_or_path) + hint)
         raise RegistryError(
             f"{registry.unknown_message(name_or_path)}; no local file {root_path / (name_or_path + '.tsv')} either"
         )
@@ -78,11 +87,34 @@ def build_dataset(name_or_path: str, *, root: Path | None = None, progress: bool
     return cls(tsv.stem, root=root_path, tsv_path=tsv, progress=progress, **options)
 
 
-def build_entry(registry: Registry, name: str, *, root: Path, progress: bool = True) -> TSVDataset:
+def build_entry(
+    registry: Registry, name: str, *, root: Path, progress: bool = True, keep_local_tsv: bool = False
+) -> TSVDataset:
     """The catalog entry's class with the entry's url/md5/options (the dataset's name is the entry's name)."""
     entry = registry.get(name)
     cls = registry.load_class(name)
-    return cls(name, **{**entry.kwargs, "root": root, "progress": progress})
+    return cls(name, **{**entry.kwargs, "root": root, "progress": progress, "keep_local_tsv": keep_local_tsv})
+
+
+def looks_like_path(name_or_path: str) -> bool:
+    """A value meant as a file path rather than a dataset name: it has a folder separator or a file suffix of the
+    kinds vlmkit reads (.tsv, and the custom formats' .csv/.jsonl)."""
+    return (
+        "/" in name_or_path
+        or "\\" in name_or_path
+        or name_or_path.startswith("~")
+        or Path(name_or_path).suffix.lower() in (".tsv", ".csv", ".jsonl")
+    )
+
+
+def _missing_path_message(given: str) -> str:
+    path = Path(given).expanduser()
+    if path.is_dir():
+        return f"{given}: a directory, not a .tsv file (an EvalScope directory goes with --custom-dataset-path)"
+    if path.is_file():
+        return f"{given}: not a .tsv file; .csv/.jsonl files go with --custom-dataset-path"
+    where = "" if path.is_absolute() else f" (looked for {path.resolve()})"
+    return f"{given}: no such file{where}"
 
 
 def local_tsv(name_or_path: str, root: Path) -> Path | None:

@@ -1,10 +1,14 @@
-"""Files: atomic writes, contained paths, MD5, and verified downloads."""
+"""Files: atomic writes, contained paths, MD5, and verified downloads.
+
+Every file vlmkit writes here gets the permissions `open()` would give it (0o666 less the process umask), so a
+team sharing a work dir or `$LMUData` can read each other's results: the temporary file is created with
+`os.open(..., 0o666)` and the kernel applies the umask, instead of `tempfile.mkstemp`, which always makes 0600.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 import requests
@@ -19,10 +23,25 @@ class UnsafePathError(ValueError):
     """A name that would place a file outside the folder it belongs in."""
 
 
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _temp_beside(path: Path, suffix: str = ".tmp") -> tuple[int, Path]:
+    """(fd, path) of a new, empty temporary file beside path, with the umask's permissions (as open() makes)."""
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}{suffix}"
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path.parent}: no free temporary file name for {path.name}")
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write via a temporary sibling and rename, so a reader never sees half a file."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -60,20 +79,20 @@ def md5_of(path: Path, chunk: int = 1 << 20) -> str:
 def _fetch(url: str, dest: Path, timeout: float, progress: bool) -> None:
     """Stream url into a temporary file beside dest, then rename; a broken transfer leaves nothing at dest."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-    tmp = Path(tmp_name)
+    fd, tmp = _temp_beside(dest, ".part")
     try:
-        with requests.get(url, stream=True, timeout=timeout) as response:
-            response.raise_for_status()
-            expected = int(response.headers.get("Content-Length") or 0) or None
-            received = 0
-            with os.fdopen(fd, "wb") as handle, tqdm(
-                total=expected, unit="B", unit_scale=True, desc=dest.name, disable=not progress, leave=False
-            ) as bar:
-                for block in response.iter_content(chunk_size=1 << 20):
-                    handle.write(block)
-                    received += len(block)
-                    bar.update(len(block))
+        with os.fdopen(fd, "wb") as handle:
+            with requests.get(url, stream=True, timeout=timeout) as response:
+                response.raise_for_status()
+                expected = int(response.headers.get("Content-Length") or 0) or None
+                received = 0
+                with tqdm(
+                    total=expected, unit="B", unit_scale=True, desc=dest.name, disable=not progress, leave=False
+                ) as bar:
+                    for block in response.iter_content(chunk_size=1 << 20):
+                        handle.write(block)
+                        received += len(block)
+                        bar.update(len(block))
         if expected is not None and received != expected:
             raise DownloadError(f"{url}: transfer cut short ({received} of {expected} bytes)")
         os.replace(tmp, dest)
@@ -87,10 +106,17 @@ def download_verified(url: str, dest: Path, md5: str | None, *, timeout: float =
     """Download url to dest and check its MD5; on a mismatch download once more, then fail clearly.
 
     The file appears at dest only complete and verified. A file already at dest with the right MD5 (or any file
-    when no MD5 is known) is used as it is, without the network.
+    when no MD5 is known) is used as it is, without the network; one with another MD5 is never overwritten (it may
+    be the user's own): that is a DownloadError naming both MD5s.
     """
-    if dest.exists() and (md5 is None or md5_of(dest) == md5):
-        return dest
+    if dest.exists():
+        actual = md5_of(dest) if md5 is not None else None
+        if actual == md5:
+            return dest
+        raise DownloadError(
+            f"{dest}: MD5 {actual} differs from the expected {md5}; not overwritten. Move it away to download "
+            f"{url} again"
+        )
     last_md5 = None
     for _attempt in range(2):
         _fetch(url, dest, timeout, progress)

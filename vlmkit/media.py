@@ -1,6 +1,12 @@
 """Images as base64, bytes, files and PIL objects.
 
 Decoding keeps the original bytes: a JPEG in a TSV is written to disk as that same JPEG, never re-encoded.
+
+Decompression bombs: every image file a model receives is opened through `read_image_file` (the API path's
+`file_to_data_url`, the local path's `load_image`), and every image decoded from bytes through `bytes_to_image`;
+both first read the size the header declares (no pixel is decoded) and refuse, as a MediaError naming the file and
+the size, an image with more pixels than Pillow's limit `PIL.Image.MAX_IMAGE_PIXELS`. Pillow itself only warns
+between one and two times that limit, and the API path never decoded the image at all, so such a file was sent on.
 """
 
 from __future__ import annotations
@@ -26,7 +32,57 @@ _SIGNATURES: tuple[tuple[bytes, str], ...] = (
 
 
 class MediaError(ValueError):
-    """Bytes that are not a decodable image (or a base64 string that is not base64)."""
+    """Bytes that are not a decodable image (or a base64 string that is not base64), or an image refused."""
+
+
+def declared_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) as the image's header declares it, read without decoding any pixel; None when no Pillow
+    plugin recognises the bytes.
+
+    Pillow's `Image.open` is lazy too, but it raises (beyond twice the limit) or warns (beyond the limit) before
+    the size can be read; the plugin's own opener (what `Image.open` calls) reads the header alone.
+    """
+    Image.init()
+    prefix = data[:16]
+    for fmt in Image.ID:
+        factory, accept = Image.OPEN[fmt]
+        try:
+            accepted = accept(prefix) if accept is not None else True
+            if not accepted or isinstance(accepted, str):  # a str is Pillow's "looks like it, but unsupported"
+                continue
+            with factory(io.BytesIO(data), "") as image:
+                return image.size
+        except Exception:  # noqa: BLE001 - a plugin that does not recognise the bytes raises all sorts
+            continue
+    return None
+
+
+def refuse_decompression_bomb(data: bytes, name: str | None = None) -> None:
+    """MediaError naming `name` (a file) and the declared size when the header declares more pixels than Pillow
+    allows."""
+    limit = Image.MAX_IMAGE_PIXELS
+    size = declared_size(data) if limit is not None else None
+    if size is None:
+        return
+    width, height = size
+    pixels = max(1, width) * max(1, height)
+    if pixels > limit:  # type: ignore[operator]
+        where = f"{name}: " if name else ""
+        raise MediaError(
+            f"{where}the image header declares {width}x{height} pixels ({pixels:,}), more than Pillow's limit of "
+            f"{limit:,} (PIL.Image.MAX_IMAGE_PIXELS); refused as a possible decompression bomb"
+        )
+
+
+def read_image_file(path: str | Path) -> bytes:
+    """The bytes of an image file, checked against decompression bombs (header only); MediaError naming the file
+    when it cannot be read or is refused. The one way vlmkit opens an image file for a model."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise MediaError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    refuse_decompression_bomb(data, str(path))
+    return data
 
 
 def image_extension(data: bytes) -> str:
@@ -73,6 +129,8 @@ def to_rgb(image: Image.Image) -> Image.Image:
 
 
 def bytes_to_image(data: bytes) -> Image.Image:
+    """A decoded PIL image; MediaError for bytes that are not an image or declare too many pixels."""
+    refuse_decompression_bomb(data)
     try:
         image = Image.open(io.BytesIO(data))
         image.load()
@@ -95,9 +153,10 @@ def image_to_b64(image: Image.Image, fmt: str = "JPEG", quality: int = 95) -> st
 
 
 def load_image(path: str | Path) -> Image.Image:
-    """An RGB PIL image from a file path; MediaError naming the file when it cannot be read."""
+    """An RGB PIL image from a file path; MediaError naming the file when it cannot be read or is refused."""
+    data = read_image_file(path)
     try:
-        return to_rgb(bytes_to_image(Path(path).read_bytes()))
+        return to_rgb(bytes_to_image(data))
     except (OSError, MediaError) as exc:
         raise MediaError(f"{path}: {exc}") from None
 
@@ -113,10 +172,14 @@ def resize_longest_side(image: Image.Image, max_side: int) -> Image.Image:
 
 
 def file_to_data_url(path: str | Path, max_side: int | None = None) -> str:
-    """A data URL for an image file: the original bytes unless it must be shrunk to max_side."""
-    data = Path(path).read_bytes()
+    """A data URL for an image file: the original bytes unless it must be shrunk to max_side. MediaError naming
+    the file when it cannot be read, is refused (see the module docstring) or, to be shrunk, cannot be decoded."""
+    data = read_image_file(path)
     if max_side:
-        image = bytes_to_image(data)
+        try:
+            image = bytes_to_image(data)
+        except MediaError as exc:
+            raise MediaError(f"{path}: {exc}") from None
         if max(image.size) > max_side:
             return "data:image/jpeg;base64," + image_to_b64(resize_longest_side(image, max_side))
     mime = mimetypes.types_map.get(image_extension(data), "image/jpeg")

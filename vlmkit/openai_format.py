@@ -4,6 +4,8 @@
   joined by newlines, as `vlmkit.message.text_of` does), which every OpenAI-compatible server accepts.
 - image -> ``{"type": "image_url", "image_url": {"url": ...}}``: an http(s) or data URL goes as given, a local
   file is read and sent as a base64 data URL (shrunk to ``img_max_side`` when that is set and the image is larger).
+  A file or data URL whose header declares more pixels than Pillow's limit is refused with an ImageFileError (a
+  MessageError and a `vlmkit.media.MediaError`) naming it and the size; no pixel is decoded to find out.
 - audio -> ``{"type": "input_audio", "input_audio": {"data": <base64>, "format": "wav"|"mp3"}}`` from a local
   file or an audio data URL. OpenAI's `input_audio` takes wav and mp3 only: a wav/mp3 file goes as its own bytes,
   any other format soundfile reads (flac, ogg, ...) is converted to 16-bit wav (`vlmkit.audio.api_audio`); a data
@@ -28,7 +30,7 @@ from typing import Any
 
 from vlmkit.audio import API_FORMATS, api_audio
 from vlmkit.generation import UnsupportedInputError
-from vlmkit.media import MediaError, file_to_b64, file_to_data_url
+from vlmkit.media import MediaError, b64_to_bytes, file_to_b64, file_to_data_url, refuse_decompression_bomb
 from vlmkit.message import MessageError, Part, Turn, is_url, normalise_conversation, text_of
 from vlmkit.video import probe_video
 
@@ -45,18 +47,40 @@ def _short(value: str, limit: int = 80) -> str:
     return value if len(value) <= limit else value[:limit] + "..."
 
 
+class ImageFileError(MessageError, MediaError):
+    """An image file of a message that cannot be sent (unreadable, not an image, or refused as a decompression
+    bomb): a MessageError for the message and a MediaError for the file, so a prediction record files it under
+    `bad_media`."""
+
+
 def image_url_part(value: str, img_max_side: int | None = None) -> dict[str, Any]:
-    """An `image_url` content part for an image path, http(s) URL or data URL."""
-    if value.startswith("data:") or is_url(value):
+    """An `image_url` content part for an image path, http(s) URL or data URL. A file or data URL whose header
+    declares more pixels than Pillow allows is refused (`vlmkit.media`), an ImageFileError naming it."""
+    if value.startswith("data:"):
+        _refuse_bomb_data_url(value)
+        url = value
+    elif is_url(value):
         url = value
     elif os.path.isfile(value):
         try:
             url = file_to_data_url(value, img_max_side)
-        except (OSError, MediaError) as exc:
-            raise MessageError(f"image {value}: cannot be read ({exc})") from None
+        except MediaError as exc:  # names the file
+            raise ImageFileError(f"image {exc}") from None
     else:
         raise MessageError(f"image {_short(value)!r}: no such file, and not an http(s) or data URL")
     return {"type": "image_url", "image_url": {"url": url}}
+
+
+def _refuse_bomb_data_url(value: str) -> None:
+    """ImageFileError when an image data URL declares too many pixels; any other data URL is left as given."""
+    try:
+        data = b64_to_bytes(value)
+    except MediaError:  # not base64: the server judges it, as before
+        return
+    try:
+        refuse_decompression_bomb(data, "image data URL")
+    except MediaError as exc:
+        raise ImageFileError(str(exc)) from None
 
 
 def audio_part(value: str) -> dict[str, Any]:

@@ -24,9 +24,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vlmkit.cells import is_blank
 from vlmkit.message import ROLES, MessageError, normalise_conversation
 
-from .fields import QUESTION_KEYS, SYSTEM_KEYS, answer_keys, is_blank, parse_max_tokens, pick, require_question
+from .fields import QUESTION_KEYS, SYSTEM_KEYS, answer_keys, parse_max_tokens, pick, require_question
 from .reading import CustomDataError, Record, where
 from .text_mcq_qa import Built, answer_value, finish_answers, row_params
 

@@ -9,6 +9,8 @@ system <- `system` | `system_prompt` (Ark Excel).
 
 Options: the letters A, B, C, ... that are columns (a key of any row), consecutive from A, at least A and B (as
 OpenCompass/AISBench, but judged over the whole file, not its first row). Per row, an empty option is ignored.
+Single capital-letter columns that do not form such a run (`A, C`; `A, B, D`; `A` alone; `B, C`) are an error
+naming them (OpenCompass would silently treat the file as QA, or drop D), unless the data type is given as qa.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from vlmkit.cells import is_blank, whole_number
 from vlmkit.generation import check_params
 from vlmkit.scoring.text_norm import cell_text
 
@@ -31,14 +34,6 @@ ANSWER_KEYS = ("answer", "reference_response", "response")
 SYSTEM_KEYS = ("system", "system_prompt")
 LETTERS = tuple(string.ascii_uppercase)
 _LETTER_RE = re.compile(r"[(\[（]?\s*([A-Za-z])\s*[)\]）]?\s*[.:：。]?")
-_MAX_LISTED = 20
-
-
-def is_blank(value: Any) -> bool:
-    """None, NaN, or a string of only whitespace."""
-    if isinstance(value, str):
-        return not value.strip()
-    return cell_text(value) is None
 
 
 def pick(fields: dict[str, Any], keys: Sequence[str]) -> tuple[str | None, Any]:
@@ -84,6 +79,31 @@ def detect_options(records: Iterable[Record]) -> tuple[str, ...]:
     return tuple(letters) if len(letters) >= 2 else ()
 
 
+def check_option_columns(path: Path, records: Iterable[Record], letters: Sequence[str]) -> None:
+    """An error naming the capital-letter columns of a file when they are not exactly its options `letters`."""
+    keys: set[str] = set()
+    for record in records:
+        keys.update(record.fields)
+    found = [letter for letter in LETTERS if letter in keys]
+    if found == list(letters):
+        return
+    if "A" not in keys:
+        why = "option columns start at A and there is no column A"
+    elif len(found) == 1:
+        why = "a multiple-choice file needs at least options A and B"
+    else:
+        gap = next(letter for letter in LETTERS if letter not in keys)
+        after = [letter for letter in found if letter > gap]
+        cannot = f"{after[0]} cannot be an option" if len(after) == 1 else f"{', '.join(after)} cannot be options"
+        why = f"option columns run A, B, C, ... without a gap; {gap} is missing, so {cannot}"
+    columns = f"columns {', '.join(found)}, which look like options" if len(found) > 1 else (
+        f"column {found[0]}, which looks like an option")
+    raise CustomDataError(
+        f"{path}: found {columns}, but {why}. Name option columns with consecutive letters from A (an empty cell "
+        "is an absent option), or give the data type qa (--custom-dataset-data-type qa) to keep them as plain fields"
+    )
+
+
 def row_options(fields: dict[str, Any], letters: Sequence[str]) -> list[tuple[str, str]]:
     """(letter, text) of the row's non-empty options, in letter order."""
     out = []
@@ -112,16 +132,11 @@ def resolve_answer(value: Any, options: Sequence[tuple[str, str]]) -> tuple[str 
     return None, "invalid"
 
 
-def positive_int(value: Any) -> int | None:
-    """An int, an integral float or a digit string that is >= 1, as int; None for anything else."""
-    number: int | None = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and value.strip().isdigit():
-        number = int(value.strip())
-    return number if number is not None and number >= 1 else None
+def positive_int(value: Any, *, allow_zero: bool = False) -> int | None:
+    """A whole number (vlmkit.cells.whole_number: an int, an integral float or a digit string) that is >= 1
+    (>= 0 with allow_zero), as int; None for anything else."""
+    number = whole_number(value)
+    return number if number is not None and number >= (0 if allow_zero else 1) else None
 
 
 def parse_max_tokens(path: Path, record: Record, key: str = "max_tokens") -> int | None:
@@ -236,8 +251,3 @@ def _unique(path: Path, records: Sequence[Record], key: str, *, strict: bool) ->
         out.append(index)
     return out
 
-
-def listed(values: Sequence[Any]) -> str:
-    shown = ", ".join(map(str, values[:_MAX_LISTED]))
-    more = len(values) - _MAX_LISTED
-    return shown + (f" ... and {more} more" if more > 0 else "")

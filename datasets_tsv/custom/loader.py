@@ -75,7 +75,7 @@ def build_custom_dataset(
 
     parts: dict[str, Any] = {"data": md5_of(data_file)}
     details: dict[str, Any] = {
-        "data_type_detected": detect_format(data_file, records, None)[1],
+        "data_type_detected": detect_format(data_file, records, None, check_options=False)[1],
         "infer_method": infer_method,
         "options": list(letters),
         "n_file_rows": len(records),

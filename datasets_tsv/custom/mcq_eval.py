@@ -17,9 +17,9 @@ import pandas as pd
 from vlmkit.scoring.breakdown import require_columns
 from vlmkit.scoring.mcq import extract_choice, score_mcq
 from vlmkit.scoring.result import EvalResult
-from vlmkit.cells import is_missing
+from vlmkit.cells import is_missing, listed
 
-from .fields import listed, resolve_answer, row_options
+from .fields import resolve_answer, row_options
 
 GROUP_COLUMNS = ("split", "category", "l2-category")
 

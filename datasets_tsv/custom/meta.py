@@ -33,6 +33,7 @@ import numpy as np
 
 from vlmkit.files import md5_of
 
+from .fields import positive_int
 from .reading import CustomDataError, where
 
 META_SUFFIX = ".meta.json"
@@ -112,7 +113,7 @@ def load_meta(path: str | Path) -> MetaConfig:
         raise CustomDataError(f"{path}: a meta file holds a JSON object, got {type(raw).__name__}")
     _no_unknown(path, raw, META_KEYS, "")
     count = raw.get("request_count")
-    request_count = 0 if count is None else _positive_int(path, "request_count", count, allow_zero=True)
+    request_count = 0 if count is None else _checked_int(path, "request_count", count, allow_zero=True)
     mode = raw.get("sampling_mode", "default")
     if mode not in SAMPLING_MODES:
         modes = ", ".join(SAMPLING_MODES)
@@ -129,16 +130,10 @@ def _no_unknown(path: Path, raw: dict[str, Any], known: tuple[str, ...], prefix:
         )
 
 
-def _positive_int(path: Path, name: str, value: Any, *, allow_zero: bool = False) -> int:
-    number: int | None = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and value.strip().isdigit():
-        number = int(value.strip())
-    lowest = 0 if allow_zero else 1
-    if number is None or number < lowest:
+def _checked_int(path: Path, name: str, value: Any, *, allow_zero: bool = False) -> int:
+    """fields.positive_int, or an error naming the meta file and the key."""
+    number = positive_int(value, allow_zero=allow_zero)
+    if number is None:
         wanted = "a non-negative integer" if allow_zero else "a positive integer"
         raise CustomDataError(f"{where(path, None, name)}: {value!r} is not {wanted}")
     return number
@@ -161,8 +156,8 @@ def _output_config(path: Path, raw: Any) -> OutputConfig:
         if name not in params:
             raise CustomDataError(f"{where(path, None, 'output_config.params.' + name)}: missing (method {method})")
     if method == "uniform":
-        low = _positive_int(path, "output_config.params.min_value", params["min_value"])
-        high = _positive_int(path, "output_config.params.max_value", params["max_value"])
+        low = _checked_int(path, "output_config.params.min_value", params["min_value"])
+        high = _checked_int(path, "output_config.params.max_value", params["max_value"])
         if low > high:
             raise CustomDataError(
                 f"{where(path, None, 'output_config.params')}: min_value {low} is greater than max_value {high}"
@@ -181,7 +176,7 @@ def _distribution(path: Path, raw: Any) -> tuple[tuple[int, str], ...]:
         here = f"{name}[{pos}]"
         if not isinstance(item, list) or len(item) != 2:
             raise CustomDataError(f"{where(path, None, here)}: must be a [max_tokens, ratio] pair, got {item!r}")
-        value = _positive_int(path, here + "[0]", item[0])
+        value = _checked_int(path, here + "[0]", item[0])
         ratio = _ratio(path, here + "[1]", item[1])
         total += ratio
         pairs.append((value, str(ratio)))

@@ -26,18 +26,19 @@ import numpy as np
 import pandas as pd
 
 from datasets_tsv.image_mcq import mcq_prompt
-from datasets_tsv.images import index_key
+from datasets_tsv.table import TableRows
+from vlmkit.cells import index_key, is_blank
 from vlmkit.message import Part, Turn, normalise_conversation
 from vlmkit.scoring.result import EvalResult
 
-from .fields import is_blank, row_options, text_value
+from .fields import row_options, text_value
 from .reading import CustomDataError
 
 FORMATS = ("text", "conversation", "mm_custom")
 DATA_TYPES = ("mcq", "qa")
 
 
-class CustomDataset:
+class CustomDataset(TableRows):
     """Rows of a custom file as a dataset (see the module docstring). Built by `build_custom_dataset`."""
 
     def __init__(
@@ -78,21 +79,13 @@ class CustomDataset:
         self._params = {k: dict(p) for k, p in zip(keys, params or [None] * len(keys)) if p}
         self._records: list[dict[str, Any]] | None = None
 
-    # -- rows ----------------------------------------------------------------------------------------------------
-    def __len__(self) -> int:
-        return len(self.data)
+    # -- rows (len, line, repr: datasets_tsv.table) ---------------------------------------------------------------
+    @property
+    def source_file(self) -> Path:
+        return self.source
 
-    def __repr__(self) -> str:
-        shape = f"{self.format}/{self.data_type}"
-        return f"CustomDataset({self.name!r}, {shape}, rows={len(self)}, source={str(self.source)!r})"
-
-    def line(self, i: int) -> dict[str, Any]:
-        """Row i (position) as a dict."""
-        if not -len(self) <= i < len(self):
-            raise IndexError(f"{self.name}: row {i} out of range ({len(self)} rows)")
-        if self._records is None:
-            self._records = self.data.to_dict("records")
-        return dict(self._records[i])
+    def _repr_extras(self) -> tuple[str, ...]:
+        return (f"{self.format}/{self.data_type}",)
 
     def _row(self, line: dict[str, Any] | int) -> dict[str, Any]:
         if isinstance(line, (int, np.integer)) and not isinstance(line, bool):

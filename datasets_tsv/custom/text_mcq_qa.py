@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vlmkit.cells import is_blank, listed
+
 from .fields import (
     QUESTION_KEYS,
     SYSTEM_KEYS,
     answer_keys,
+    check_option_columns,
     detect_options,
-    is_blank,
-    listed,
     parse_max_tokens,
     parse_parameters,
     pick,
@@ -60,12 +61,17 @@ class Built:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def detect_format(path: Path, records: list[Record], data_type: str | None) -> tuple[str, str, tuple[str, ...]]:
-    """(format, data type, option letters) of a file's rows (see the module docstring)."""
+def detect_format(
+    path: Path, records: list[Record], data_type: str | None, *, check_options: bool = True
+) -> tuple[str, str, tuple[str, ...]]:
+    """(format, data type, option letters) of a file's rows (see the module docstring). check_options: capital-
+    letter columns that are not a run of options are an error (see fields.check_option_columns)."""
     keys: set[str] = set()
     for record in records:
         keys.update(record.fields)
     letters = detect_options(records)
+    if check_options and data_type != "qa" and "messages" not in keys:
+        check_option_columns(path, records, letters)
     if any(("type" in r.fields and "path" in r.fields) or "image" in r.fields for r in records):
         return "mm_custom", _data_type(path, letters, data_type), letters if data_type != "qa" else ()
     if "messages" in keys:

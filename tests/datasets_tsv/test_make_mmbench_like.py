@@ -12,6 +12,8 @@ import pytest
 
 from datasets_tsv.registry import build_dataset
 
+from .tsvs import files_under
+
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "make_mmbench_like.py"
 
 
@@ -33,7 +35,7 @@ def test_small_mmbench_like_tsv_reads_as_circular_mcq(tool, lmu_root):
         main = ds.data.index[ds.data["index"] == ds.data.loc[pos, "index"] % 1_000_000][0]
         assert ds.image_paths(int(pos)) == ds.image_paths(int(main))
         assert ds.line(int(pos))["question"] == ds.line(int(main))["question"]
-    assert len(list((lmu_root / "images" / "Mini").iterdir())) == 30  # one file per main row
+    assert len(files_under(lmu_root / "images" / "Mini")) == 30  # one file per main row
     assert ds.data["hint"].isna().any() and ds.data["hint"].notna().any()
     assert {"category", "l2-category", "split"} <= set(ds.data.columns)
     texts = [ds.build_prompt(i)[-1]["value"] for i in range(len(ds))]

@@ -10,6 +10,7 @@ import pytest
 from datasets_tsv.base import DatasetError
 from datasets_tsv.image_mcq import ImageMCQDataset
 from datasets_tsv.registry import build_entry, parse_catalog
+from vlmkit.errors import DataError
 from vlmkit.files import DownloadError
 
 from .tsvs import b64, image_bytes, write_tsv
@@ -46,12 +47,78 @@ def test_present_good_file_is_used_with_the_server_down(lmu_root, served_tsv, ht
     assert ds.file_md5 == md5 and ds.build_prompt(0)[0]["type"] == "image"
 
 
-def test_present_file_with_wrong_md5_is_downloaded_again(lmu_root, served_tsv, http_file_server):
+def users_copy(lmu_root, data: bytes) -> bytes:
+    """The user's own edit of the catalog's TSV, placed where the catalog's copy would go."""
+    changed = data.replace(b"Colour 1?", b"Colour X?")
+    (lmu_root / "Remote.tsv").write_bytes(changed)
+    return changed
+
+
+def check_refusal(message: str, lmu_root, md5: str, changed: bytes) -> None:
+    path = lmu_root / "Remote.tsv"
+    assert "\n" not in message and str(path) in message
+    assert md5 in message and hashlib.md5(changed).hexdigest() in message  # both MD5s
+    assert "Move it away" in message and "--keep-local-tsv" in message  # both choices
+    assert path.read_bytes() == changed  # never destroyed
+
+
+@pytest.mark.parametrize("server", ["up", "down"])
+def test_users_own_file_with_another_md5_is_an_error_naming_it(lmu_root, served_tsv, http_file_server, server):
     url, md5, data = served_tsv
-    (lmu_root / "Remote.tsv").write_bytes(data.replace(b"Colour 1?", b"Colour X?"))
-    ds = ImageMCQDataset("Remote", root=lmu_root, url=url, md5=md5, progress=False)
-    assert http_file_server.hits["Remote.tsv"] == 1
-    assert ds.file_md5 == md5 and ds.line(1)["question"] == "Colour 1?"
+    changed = users_copy(lmu_root, data)
+    if server == "down":
+        http_file_server.stop()
+    with pytest.raises(DatasetError) as info:
+        ImageMCQDataset("Remote", root=lmu_root, url=url, md5=md5, progress=False)
+    check_refusal(str(info.value), lmu_root, md5, changed)
+    assert http_file_server.hits["Remote.tsv"] == 0  # the network is not asked: the local file is the question
+    assert sorted(p.name for p in lmu_root.iterdir()) == ["Remote.tsv"]  # no partial download beside it
+
+
+@pytest.mark.parametrize("server", ["up", "down"])
+def test_keep_local_tsv_evaluates_the_users_file_and_records_both_md5s(lmu_root, served_tsv, http_file_server, server):
+    url, md5, data = served_tsv
+    changed = users_copy(lmu_root, data)
+    if server == "down":
+        http_file_server.stop()
+    registry = parse_catalog(
+        "name\tclass\turl\tmd5\tkwargs\tdescription\n"
+        f"Remote\tdatasets_tsv.image_mcq:ImageMCQDataset\t{url}\t{md5}\t{{}}\ta test entry\n"
+    )
+    ds = build_entry(registry, "Remote", root=lmu_root, progress=False, keep_local_tsv=True)
+    assert ds.line(1)["question"] == "Colour X?" and ds.build_prompt(1)[0]["type"] == "image"
+    info = ds.info()
+    actual = hashlib.md5(changed).hexdigest()
+    assert info["md5"] == actual == ds.file_md5
+    assert info["catalog_md5"] == md5 and info["md5_mismatch_accepted"] is True
+    assert (lmu_root / "Remote.tsv").read_bytes() == changed
+    assert http_file_server.hits["Remote.tsv"] == 0
+
+
+def test_keep_local_tsv_changes_nothing_for_the_catalogs_own_file(lmu_root, served_tsv, http_file_server):
+    url, md5, _ = served_tsv
+    ds = ImageMCQDataset("Remote", root=lmu_root, url=url, md5=md5, progress=False, keep_local_tsv=True)
+    assert http_file_server.hits["Remote.tsv"] == 1  # absent: downloaded as usual
+    info = ds.info()
+    assert info["md5"] == md5 and "catalog_md5" not in info and "md5_mismatch_accepted" not in info
+
+
+def test_build_dataset_takes_keep_local_tsv_for_a_catalog_name(lmu_root):
+    """MMBench_DEV_EN from the real catalog: a user's file of that name is never replaced, and no network is
+    needed to say so or to evaluate it."""
+    from datasets_tsv.registry import build_dataset, dataset_registry
+
+    catalog_md5 = dataset_registry().get("MMBench_DEV_EN").kwargs["md5"]
+    path = write_tsv(lmu_root / "MMBench_DEV_EN.tsv", [
+        {"index": 0, "image": b64(image_bytes("red")), "question": "Colour?", "A": "red", "B": "blue", "answer": "A"},
+    ])
+    mine = path.read_bytes()
+    with pytest.raises(DataError, match=rf"MMBench_DEV_EN\.tsv: MD5 {hashlib.md5(mine).hexdigest()} differs "
+                                        rf"from the catalog's {catalog_md5}.*--keep-local-tsv"):
+        build_dataset("MMBench_DEV_EN", root=lmu_root, progress=False)
+    ds = build_dataset("MMBench_DEV_EN", root=lmu_root, progress=False, keep_local_tsv=True)
+    assert len(ds) == 1 and ds.info()["catalog_md5"] == catalog_md5 and ds.info()["md5_mismatch_accepted"]
+    assert path.read_bytes() == mine
 
 
 def test_present_file_with_wrong_md5_and_no_url_is_an_error(lmu_root, served_tsv):
@@ -63,11 +130,13 @@ def test_present_file_with_wrong_md5_and_no_url_is_an_error(lmu_root, served_tsv
     assert (lmu_root / "Remote.tsv").read_bytes() == changed  # left for the user to judge
 
 
-def test_damaged_present_file_is_replaced_not_reported(lmu_root, served_tsv):
+def test_damaged_present_file_is_reported_by_its_md5_and_kept(lmu_root, served_tsv, http_file_server):
     url, md5, data = served_tsv
-    (lmu_root / "Remote.tsv").write_bytes(data[: len(data) // 3])  # a cut copy from an old tool
-    ds = ImageMCQDataset("Remote", root=lmu_root, url=url, md5=md5, progress=False)
-    assert len(ds) == 3 and ds.file_md5 == md5
+    cut = data[: len(data) // 3]  # a cut copy from an old tool: the MD5 says why, not a parse error
+    (lmu_root / "Remote.tsv").write_bytes(cut)
+    with pytest.raises(DatasetError, match=rf"MD5 {hashlib.md5(cut).hexdigest()} differs from the catalog's {md5}"):
+        ImageMCQDataset("Remote", root=lmu_root, url=url, md5=md5, progress=False)
+    assert (lmu_root / "Remote.tsv").read_bytes() == cut and http_file_server.hits["Remote.tsv"] == 0
 
 
 def test_server_file_with_another_md5_fails_and_leaves_nothing(lmu_root, served_tsv, http_file_server):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from datasets_tsv.base import DatasetError
+from datasets_tsv.image_manifest import MANIFEST_NAME
 from datasets_tsv.image_yorn import ImageYORNDataset
 
 from .tsvs import b64, files_under, image_bytes, write_tsv
@@ -167,7 +168,7 @@ def test_nothing_is_written_outside_the_image_folder(lmu_root, tmp_path, bad, fi
     with pytest.raises(DatasetError, match=rf"T\.tsv: row 1 \(index .*\), field {field}"):
         ds.prepare_images()
     written = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()}
-    assert written <= {"LMUData/T.tsv", "LMUData/images/T/0.jpg"}
+    assert written <= {"LMUData/T.tsv", "LMUData/images/T/0.jpg", f"LMUData/images/T/{MANIFEST_NAME}"}
 
 
 def test_broken_base64_names_file_row_and_field(lmu_root):

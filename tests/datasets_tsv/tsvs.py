@@ -10,6 +10,8 @@ from typing import Any
 import pandas as pd
 from PIL import Image
 
+from datasets_tsv.image_manifest import MANIFEST_NAME
+
 
 def image_bytes(colour: str = "red", fmt: str = "JPEG", size: tuple[int, int] = (32, 24)) -> bytes:
     buffer = io.BytesIO()
@@ -31,6 +33,11 @@ def write_tsv(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def files_under(folder: Path) -> dict[str, int]:
-    """relative path -> mtime_ns of every file under folder (to prove a second pass writes nothing)."""
-    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+def files_under(folder: Path, *, manifest: bool = False) -> dict[str, int]:
+    """relative path -> mtime_ns of every image file under folder (to prove a second pass writes nothing); the
+    folder's manifest too when asked."""
+    return {
+        str(p.relative_to(folder)): p.stat().st_mtime_ns
+        for p in folder.rglob("*")
+        if p.is_file() and (manifest or p.name != MANIFEST_NAME)
+    }

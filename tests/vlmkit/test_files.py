@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from vlmkit.files import DownloadError, UnsafePathError, contained_path, download_verified, md5_of, write_bytes_atomic
+from vlmkit.files import (
+    DownloadError,
+    UnsafePathError,
+    contained_path,
+    download_verified,
+    md5_of,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 
 PAYLOAD = b"index\tquestion\n" + b"".join(b"%d\tquestion number %d\n" % (i, i) for i in range(5000))
 PAYLOAD_MD5 = hashlib.md5(PAYLOAD).hexdigest()
@@ -99,3 +107,48 @@ def test_contained_path_refuses_a_symlink_out(tmp_path):
     os.symlink(tmp_path, folder / "out")
     with pytest.raises(UnsafePathError):
         contained_path(folder, "out/x.jpg")
+
+
+@pytest.fixture(params=[0o022, 0o002], ids=["umask022", "umask002"])
+def umask(request):
+    """The process umask set for one test and restored after it; the value is the umask."""
+    old = os.umask(request.param)
+    try:
+        yield request.param
+    finally:
+        os.umask(old)
+
+
+def mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_atomic_writes_follow_the_umask_like_open(tmp_path, umask):
+    expected = 0o666 & ~umask
+    with open(tmp_path / "plain.txt", "w") as handle:  # what open() makes: the reference
+        handle.write("x")
+    assert mode(tmp_path / "plain.txt") == expected
+    write_bytes_atomic(tmp_path / "results.json", b"{}")
+    write_text_atomic(tmp_path / "sub" / "model_acc.csv", "split,Overall\n")
+    write_bytes_atomic(tmp_path / "results.json", b"{ }")  # a replacement too
+    assert mode(tmp_path / "results.json") == mode(tmp_path / "sub" / "model_acc.csv") == expected
+    assert sorted(leftovers(tmp_path)) == ["plain.txt", "results.json", "sub"]
+
+
+def test_downloads_follow_the_umask(http_file_server, tmp_path, umask):
+    (http_file_server.folder / "bench.tsv").write_bytes(PAYLOAD)
+    dest = tmp_path / "lmu" / "bench.tsv"
+    download_verified(http_file_server.url("bench.tsv"), dest, PAYLOAD_MD5, progress=False)
+    assert mode(dest) == 0o666 & ~umask
+
+
+def test_existing_file_with_another_md5_is_never_overwritten(http_file_server, tmp_path):
+    (http_file_server.folder / "bench.tsv").write_bytes(PAYLOAD)
+    dest = tmp_path / "bench.tsv"
+    mine = PAYLOAD + b"my own extra row\n"
+    dest.write_bytes(mine)
+    with pytest.raises(DownloadError) as info:
+        download_verified(http_file_server.url("bench.tsv"), dest, PAYLOAD_MD5, progress=False)
+    assert str(dest) in str(info.value) and PAYLOAD_MD5 in str(info.value)
+    assert hashlib.md5(mine).hexdigest() in str(info.value)
+    assert dest.read_bytes() == mine and http_file_server.hits["bench.tsv"] == 0

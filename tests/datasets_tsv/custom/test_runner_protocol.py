@@ -18,9 +18,15 @@ SUMS = {"1+1": "2", "2+1": "3", "3+2": "5", "0+1": "1", "0+2": "3"}  # 0+2 answe
 
 
 def answer(request: Recorded) -> Reply:
+    if request.method != "POST":  # the runner's probe of GET /models: a server without a model list
+        return Reply(404, {"error": {"message": "no model list here"}})
     last = request.body["messages"][-1]["content"]
     text = last if isinstance(last, str) else "".join(p.get("text", "") for p in last if p.get("type") == "text")
     return chat_reply(SUMS.get(text.strip(), "B"))
+
+
+def chat_bodies(server: FaultServer) -> list[dict]:
+    return [r.body for r in server.requests if r.method == "POST"]
 
 
 def run(dataset, tmp_path: Path, server: FaultServer):
@@ -37,7 +43,7 @@ def test_ark_multi_turn_through_the_runner(tmp_path):
     ds = build_custom_dataset(FIXTURES / "ark" / "multi_turn.jsonl")
     with FaultServer(answer) as server:
         outcome = run(ds, tmp_path, server)
-        bodies = sorted(server.bodies(), key=lambda b: len(b["messages"]))
+        bodies = sorted(chat_bodies(server), key=lambda b: len(b["messages"]))
     assert outcome.status == "success" and outcome.evaluation.metrics["exact_match"] == 100.0
     last = bodies[-1]
     assert [m["role"] for m in last["messages"]] == ["system", "user", "assistant", "user"]
@@ -55,7 +61,7 @@ def test_text_mcq_with_row_max_tokens_through_the_runner(tmp_path):
     ds = build_custom_dataset(FIXTURES / "aisbench" / "test_mcq_max_tokens.csv")  # answers B, B, C, B
     with FaultServer(answer) as server:
         outcome = run(ds, tmp_path, server)
-        limits = sorted(b["max_tokens"] for b in server.bodies())
+        limits = sorted(b["max_tokens"] for b in chat_bodies(server))
     assert limits == [256, 512, 1024, 2048]
     assert outcome.evaluation.primary_value == 0.75 and outcome.evaluation.counts["scored"] == 4
 

@@ -36,9 +36,10 @@ def test_crlf_and_blank_lines(tmp_path):
 
 def test_options_are_consecutive_letters_any_number(tmp_path):
     rows = '{"question": "q", "A": "a", "B": "b", "D": "d", "answer": "B"}\n'
-    ds = build_custom_dataset(write(tmp_path / "gap.jsonl", rows))
-    assert ds.option_letters == ("A", "B") and ds.line(0)["D"] == "d"  # D is kept as a plain column
-    assert "D. d" not in ds.build_prompt(0)[0]["value"]
+    with pytest.raises(CustomDataError, match=r"gap\.jsonl: found columns A, B, D, .*C is missing, so D cannot be"):
+        build_custom_dataset(write(tmp_path / "gap.jsonl", rows))  # never D silently dropped from the prompt
+    ds = build_custom_dataset(tmp_path / "gap.jsonl", data_type="qa")
+    assert ds.option_letters == () and ds.line(0)["D"] == "d"  # asked for QA: D is kept as a plain column
     letters = "ABCDEFGHIJKL"
     header = "question," + ",".join(letters) + ",answer\n"
     body = "q," + ",".join(f"opt{c}" for c in letters) + ",L\n"
@@ -68,7 +69,9 @@ def test_detection_and_data_type_override(tmp_path):
     with pytest.raises(CustomDataError, match=r"test_qa\.csv: data_type mcq, but the file has no option columns A and B"):
         build_custom_dataset(AIS / "test_qa.csv", data_type="mcq")
     only_a = write(tmp_path / "one_option.jsonl", '{"question": "q", "A": "x", "answer": "x"}\n')
-    assert build_custom_dataset(only_a).data_type == "qa"  # one option is not a choice
+    with pytest.raises(CustomDataError, match=r"one_option\.jsonl: found column A, .*at least options A and B"):
+        build_custom_dataset(only_a)  # one option is not a choice, and is not silently dropped either
+    assert build_custom_dataset(only_a, data_type="qa").data_type == "qa"
     with pytest.raises(CustomDataError, match="ppl is not supported"):
         build_custom_dataset(mcq, infer_method="ppl")
     with pytest.raises(CustomDataError, match="unknown data_type 'vqa'"):
