@@ -1,9 +1,9 @@
 """BaseModel: the whole contract for someone adding a model is `generate(msgs, dataset=None) -> str`.
 
 Optional: `use_custom_prompt(dataset)` + `build_prompt(line, dataset)` (the model owns the prompt for that
-dataset), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`), and
-the declared capabilities below. A failure is an exception (`vlmkit.generation.ModelCallError` for typed ones),
-never a string returned as the answer.
+dataset), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`),
+`close()` (release what the model holds), and the declared capabilities below. A failure is an exception
+(`vlmkit.generation.ModelCallError` for typed ones), never a string returned as the answer.
 """
 
 from __future__ import annotations
@@ -82,6 +82,13 @@ class BaseModel:
         n_images = sum(p["type"] == "image" for p in parts)
         if self.max_images is not None and n_images > self.max_images:
             raise UnsupportedInputError(f"{type(self).__name__} takes at most {self.max_images} images; got {n_images}")
+
+    def close(self) -> None:
+        """Release what the model holds (weights, GPU memory, connections). The default does nothing.
+
+        The runner calls it after a model's last dataset, before it builds the next model, so a run over several
+        local models holds one at a time. After close() the model need not generate; settings() must still work.
+        Calling it twice must be harmless."""
 
     def settings(self) -> dict[str, Any]:
         """Model and generation settings for results.json. Never include secrets."""

@@ -27,12 +27,25 @@ def openai_api_base() -> str | None:
 
 
 def hf_hub_cache() -> Path:
-    """The Hugging Face hub cache that `from_pretrained` reads (`HF_HUB_CACHE`, `HF_HOME/hub`, default)."""
-    if os.environ.get("HF_HUB_CACHE"):
-        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
-    if os.environ.get("HF_HOME"):
-        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
-    return Path.home() / ".cache" / "huggingface" / "hub"
+    """The Hugging Face hub cache, found as huggingface_hub finds its `constants.HF_HUB_CACHE`, read on each call.
+
+    The order huggingface_hub documents: `HF_HUB_CACHE`, else the legacy `HUGGINGFACE_HUB_CACHE`, else
+    `$HF_HOME/hub`, else `$XDG_CACHE_HOME/huggingface/hub`, else `~/.cache/huggingface/hub`; `~` and `$VARS` in
+    the value are expanded. huggingface_hub reads these once, when it is imported; reading them here on every call
+    honours a value set later (and keeps huggingface_hub an optional dependency). An empty value counts as unset.
+    """
+    hub = os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE")
+    if hub:
+        return _expand(hub)
+    home = os.environ.get("HF_HOME")
+    if not home:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        home = os.path.join(xdg, "huggingface")
+    return _expand(home) / "hub"
+
+
+def _expand(value: str) -> Path:
+    return Path(os.path.expandvars(os.path.expanduser(value)))
 
 
 def dist_rank_world() -> tuple[int, int]:

@@ -2,7 +2,11 @@
 
 One path serves most families (Qwen2-VL, Qwen2.5-VL, LLaVA, LLaVA-OneVision, SmolVLM/Idefics3, InternVL-hf,
 Gemma 3, Qwen2-Audio, ...). Batches are one left-padded `generate` call; decoding is greedy unless
-`temperature > 0`.
+`temperature > 0`, and greedy means plain greedy: the checkpoint's generation_config.json adds no sampling or
+penalty setting (`vlm.hf.decoding` says what is kept from it; `settings()["generation"]` records both).
+A `stop` parameter ends an answer as servers do: the text is cut before the first stop string, and the output
+tokens are counted up to the one that completed it (or the eos token), never the padding of a batch after it.
+`close()` drops the model and processor so that the next model of a run has the memory.
 
 Capabilities are declared per loaded checkpoint (instance attributes over the class ones):
 - image: when the processor has an image processor.
@@ -33,6 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vlm.base import BaseModel
+from vlm.hf import decoding
 from vlm.hf.loading import resolve_model_path
 from vlm.hf.processors import NO_TORCHVISION, is_image_only, load_processor, processor_takes_video
 from vlm.hf.qwen_video import QWEN_VIDEO_MODEL_TYPES, is_torchvision_free, load_qwen_processor, video_metadata
@@ -52,13 +57,17 @@ class HFVisionModel(BaseModel):
     model_path: a model folder or a Hugging Face repo id (looked up in the hub cache, never downloaded).
     dtype: "auto" (bfloat16 on a GPU that has it, float16 on other GPUs, float32 on CPU) or a torch dtype name.
     device: None (cuda when available, else cpu), "cpu", "cuda", "cuda:N", or "auto" (spread over GPUs).
-    max_new_tokens, temperature: greedy decoding when temperature is 0, sampling otherwise.
+    max_new_tokens: the most new tokens per answer; None: the checkpoint's max_new_tokens when its
+        generation_config.json sets one, else 512 (`vlm.hf.decoding`).
+    temperature: plain greedy decoding when 0 (no setting of the checkpoint's generation_config.json added),
+        temperature sampling otherwise.
     batch_size: the most messages in one padded `generate`; `generate_batch` splits longer lists.
     nframe, fps: how video frames are sampled (`vlmkit.video`): nframe evenly spaced frames, or, when fps is
         given, one frame per 1/fps seconds (fps replaces nframe, which is then recorded as None).
     video_as_images: send a video as its sampled frames (consecutive images) even where the family has its own
         video input.
-    generate_kwargs: passed on to `model.generate` (e.g. top_p, repetition_penalty).
+    generate_kwargs: passed on to `model.generate` (e.g. top_p, repetition_penalty): the only way, with a row's
+        parameters, to add a decoding setting.
     """
 
     modalities = frozenset({"text", "image"})
@@ -70,7 +79,7 @@ class HFVisionModel(BaseModel):
         *,
         dtype: str = "auto",
         device: str | None = None,
-        max_new_tokens: int = 512,
+        max_new_tokens: int | None = None,
         temperature: float = 0.0,
         batch_size: int = 1,
         nframe: int | None = 8,
@@ -82,7 +91,7 @@ class HFVisionModel(BaseModel):
             raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}; got {dtype!r}")
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1; got {batch_size}")
-        if max_new_tokens < 1:
+        if max_new_tokens is not None and max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be at least 1; got {max_new_tokens}")
         self.nframe = None if fps is not None else nframe
         self.fps = fps
@@ -91,7 +100,6 @@ class HFVisionModel(BaseModel):
         self.model_path = model_path
         self.local_path = resolve_model_path(model_path)
         self.model_type = _model_type(str(self.local_path))
-        self.max_new_tokens = max_new_tokens
         self.temperature = float(temperature)
         self.batch_size = batch_size
         self.generate_kwargs = dict(generate_kwargs)
@@ -99,6 +107,7 @@ class HFVisionModel(BaseModel):
         self.dtype = dtype
         self.processor = self._load_processor()
         self.model = self._load_model()
+        self._setup_generation(max_new_tokens)
         self.video_input, self._no_video_reason = self._video_input()
         self.audio_rate = self._audio_rate()
         takes = {"text"} | ({"image"} if self._takes_images() else set())
@@ -107,6 +116,28 @@ class HFVisionModel(BaseModel):
         self.modalities = frozenset(takes)
         probe = None if "image" in takes or "audio" not in takes else {"type": "audio", "audio": _silence()}
         self.interleave = template_interleaves(self.processor, probe)
+        self._loaded = {
+            "model_class": type(self.model).__name__,
+            "processor_class": type(self.processor).__name__,
+            "image_only_processor": is_image_only(self.processor),
+            "video_processor": _video_processor_name(self.processor) if self.video_input == "native" else None,
+        }
+
+    def _setup_generation(self, max_new_tokens: int | None) -> None:
+        """The kit's own decoding settings over the checkpoint's generation config (policy: `vlm.hf.decoding`)."""
+        checkpoint = decoding.checkpoint_values(getattr(self.model, "generation_config", None))
+        if max_new_tokens is not None:
+            self.max_new_tokens, self.max_new_tokens_source = int(max_new_tokens), "user"
+        elif isinstance(checkpoint.get("max_new_tokens"), int) and checkpoint["max_new_tokens"] > 0:
+            self.max_new_tokens, self.max_new_tokens_source = checkpoint["max_new_tokens"], "checkpoint"
+        else:
+            self.max_new_tokens, self.max_new_tokens_source = decoding.DEFAULT_MAX_NEW_TOKENS, "default"
+        self._pad_id = self.processor.tokenizer.pad_token_id
+        self._eos = decoding.stop_token_ids(checkpoint.get("eos_token_id"), self.processor.tokenizer.eos_token_id)
+        self._checkpoint_kept, self._checkpoint_overridden = decoding.split_checkpoint(
+            checkpoint, self._generation_options()
+        )
+        self.model.generation_config = decoding.kept_config(self._checkpoint_kept)
 
     # ---------------------------------------------------------------------------------------------- loading
 
@@ -220,6 +251,8 @@ class HFVisionModel(BaseModel):
     ) -> list[Generation | BaseException]:
         """One left-padded `generate` per `batch_size` messages that share their parameters; a message that fails
         gets its exception."""
+        if self.model is None:
+            raise RuntimeError(f"{self.model_path}: this model was closed; build it again to generate")
         per_message = list(params) if params is not None else [None] * len(batch)
         results: list[Generation | BaseException | None] = [None] * len(batch)
         groups: dict[str, list[tuple[int, tuple[list[dict[str, Any]], list[Any]]]]] = {}
@@ -303,16 +336,28 @@ class HFVisionModel(BaseModel):
             output = self.model.generate(**inputs, **options)
         prompt_len = inputs["input_ids"].shape[1]
         new_tokens = output[:, prompt_len:]
-        texts = self.processor.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
         input_counts = inputs["attention_mask"].sum(dim=1).tolist()
-        eos_ids = self._eos_ids()
+        eos_ids = _as_id_set(options.get("eos_token_id"))
+        stops = list(options.get("stop_strings") or [])
         return [
-            Generation(
-                text=text.strip(),
-                usage=Usage(input_tokens=int(n_in), output_tokens=_count_new_tokens(row.tolist(), eos_ids)),
-            )
-            for text, n_in, row in zip(texts, input_counts, new_tokens)
+            self._answer(row.tolist(), int(n_in), eos_ids, stops) for n_in, row in zip(input_counts, new_tokens)
         ]
+
+    def _answer(self, row: list[int], input_tokens: int, eos_ids: set[int], stops: list[str]) -> Generation:
+        """One row's text and usage: up to the first eos token, and cut before the first stop string (the token
+        that completed it is the last one counted), as OpenAI-compatible servers do; batch padding never counts."""
+        tokenizer = self.processor.tokenizer
+
+        def decode(ids: list[int]) -> str:
+            return tokenizer.decode(ids, skip_special_tokens=True)
+
+        ids = row[: _count_new_tokens(row, eos_ids)]
+        text = decode(ids)
+        cut = decoding.cut_at_stop(text, stops) if stops else None
+        if cut is not None:
+            ids = ids[: decoding.tokens_through_stop(decode, ids, stops)]
+            text = text[:cut]
+        return Generation(text=text.strip(), usage=Usage(input_tokens=input_tokens, output_tokens=len(ids)))
 
     def _generation_options(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """transformers generate() arguments: the model's settings, then per-request params mapped onto them."""
@@ -322,11 +367,13 @@ class HFVisionModel(BaseModel):
             raise UnsupportedInputError(f"{self.model_path}: transformers generate has no {', '.join(unsupported)}")
         max_new = int(params.pop("max_tokens", self.max_new_tokens))
         temperature = float(params.pop("temperature", self.temperature))
-        options: dict[str, Any] = {"max_new_tokens": max_new, "pad_token_id": self.processor.tokenizer.pad_token_id}
-        if temperature > 0:
-            options.update(do_sample=True, temperature=temperature)
+        options: dict[str, Any] = {"max_new_tokens": max_new, "pad_token_id": self._pad_id}
+        if self._eos is not None:
+            options["eos_token_id"] = self._eos
+        if temperature > 0:  # plain temperature sampling, as servers do (not transformers' default top_k 50)
+            options.update(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
         else:
-            options.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+            options.update(do_sample=False)
         options.update(self.generate_kwargs)
         if params.pop("ignore_eos", False):
             options["min_new_tokens"] = max_new
@@ -340,27 +387,16 @@ class HFVisionModel(BaseModel):
         options.update(params)  # seed, repetition_penalty
         return options
 
-    def _eos_ids(self) -> set[int]:
-        """The ids generation stops at: an eos_token_id passed in generate_kwargs, else the generation config's."""
-        value = (
-            self.generate_kwargs.get("eos_token_id")
-            or self.model.generation_config.eos_token_id
-            or self.processor.tokenizer.eos_token_id
-        )
-        if value is None:
-            return set()
-        return {int(value)} if isinstance(value, int) else {int(v) for v in value}
-
     def settings(self) -> dict[str, Any]:
         return {
             **super().settings(),
             "model_path": self.model_path,
             "local_path": str(self.local_path),
-            "model_class": type(self.model).__name__,
-            "processor_class": type(self.processor).__name__,
-            "image_only_processor": is_image_only(self.processor),
+            "model_class": self._loaded["model_class"],
+            "processor_class": self._loaded["processor_class"],
+            "image_only_processor": self._loaded["image_only_processor"],
             "video_input": self.video_input,
-            "video_processor": _video_processor_name(self.processor) if self.video_input == "native" else None,
+            "video_processor": self._loaded["video_processor"],
             "nframe": self.nframe,
             "fps": self.fps,
             "video_as_images": self.video_as_images,
@@ -373,9 +409,48 @@ class HFVisionModel(BaseModel):
             "do_sample": self.temperature > 0,
             "batch_size": self.batch_size,
             "generate_kwargs": dict(self.generate_kwargs),
+            "generation": self.generation_record(),
             "modalities": sorted(self.modalities),
             "interleave": self.interleave,
         }
+
+    def generation_record(self) -> dict[str, Any]:
+        """What generate is asked for (the model's own settings; a row's parameters may override them for that row):
+        `passed` (the generate() arguments, with the checkpoint values kept on the model's generation config),
+        `max_new_tokens_source` (user, checkpoint or default), and the checkpoint's settings `checkpoint_kept` and
+        `checkpoint_overridden` (name -> the checkpoint's value; transformers' neutral default applies to an
+        overridden one the kit does not pass)."""
+        passed = decoding.recordable({**self._checkpoint_kept, **self._generation_options()})
+        return {
+            "passed": dict(sorted(passed.items())),
+            "max_new_tokens_source": self.max_new_tokens_source,
+            "checkpoint_kept": decoding.recordable(self._checkpoint_kept),
+            "checkpoint_overridden": decoding.recordable(self._checkpoint_overridden),
+        }
+
+    # ---------------------------------------------------------------------------------------------- release
+
+    def close(self) -> None:
+        """Drop the model, its processor and their tensors so their memory (GPU included) can be reclaimed.
+
+        The object keeps its settings() but cannot generate afterwards. Calling close() again does nothing."""
+        import gc
+
+        import torch
+
+        if getattr(self, "model", None) is None and getattr(self, "processor", None) is None:
+            return
+        self.model = None
+        self.processor = None
+        gc.collect()  # transformers modules hold reference cycles: collect them before the CUDA cache is emptied
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
+
+
+def _as_id_set(value: Any) -> set[int]:
+    if value is None:
+        return set()
+    return {int(value)} if isinstance(value, int) else {int(v) for v in value}
 
 
 def _silence() -> Any:
