@@ -11,7 +11,12 @@ one after the other, against the same server:
    values; warm-up = the concurrency (every connection open before the clock starts), for every client;
 3. payloads: a ~4 MB image body against a small one (TTFT 20 ms, concurrency 4): the TTFT difference (the
    transfer of 4 MB on loopback) next to what encoding the body costs (json.dumps, base64), which vlmkit pays
-   before the clock starts.
+   before the clock starts;
+4. figures: the timing the tests do not assert (they check counts and how each figure is derived, which no load
+   on the machine can change): each figure's error against the mock's injected delays at a light load (TTFT 50
+   ms, 25 ms per token, 6 tokens, concurrency 4); how far past a `--duration` deadline a closed loop's last
+   requests end; how long requests queue in the client when an open loop offers more than its cap can serve,
+   next to the least they could queue. A few seconds; --requests does not apply.
 
 `--evalscope PYTHON` also runs `evalscope perf` (installed in another environment, e.g. a venv under /tmp) in
 scenarios 1 and 2 and reads its per-request figures from its benchmark_data.db. Load on the machine from other
@@ -22,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import os
 import socket
@@ -259,6 +263,56 @@ def payloads(tmp: Path, cores: tuple[int, int]) -> dict[str, Any]:
     }
 
 
+def figures_run(tmp: Path, cores: tuple[int, int]) -> dict[str, Any]:
+    from vlmkit.perf.schedule import arrival_offsets
+
+    _, server = cores
+    dataset = qa_dataset(tmp, 12)
+
+    def level(url: str, name: str, **kw: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        out = tmp / f"figures_{name}"
+        options = PerfOptions(model="mock", api_base=url, out_dir=out, plots=False, quiet=True, **kw)
+        result = run_perf(dataset, options).levels[0]
+        lines = [json.loads(x) for x in (out / "perf_requests.jsonl").read_text().splitlines()]
+        return result, [x for x in lines if not x["warmup"]]
+
+    figures: dict[str, Any] = {}
+    ttft, itl, tokens = 50.0, 25.0, 6
+    with mock_server(server, "--ttft-ms", str(ttft), "--itl-ms", str(itl), "--tokens", str(tokens)) as url:
+        lv, _ = level(url, "delays", concurrency=[4], num_requests=48)
+        e2el = ttft + (tokens - 1) * itl
+        figures["delays"] = {
+            "successful": lv["requests"]["successful"],
+            "ttft_median_error_ms": lv["ttft_ms"]["median"] - ttft,
+            "ttft_mean_error_ms": lv["ttft_ms"]["mean"] - ttft,
+            "itl_median_error_ms": lv["itl_ms"]["median"] - itl,
+            "tpot_mean_error_ms": lv["tpot_ms"]["mean"] - itl,
+            "e2el_median_error_ms": lv["e2el_ms"]["median"] - e2el,
+        }
+    deadline_ms = 600.0
+    with mock_server(server, "--ttft-ms", "40", "--itl-ms", "20", "--tokens", "4") as url:  # 100 ms a request
+        lv, lines = level(url, "duration", concurrency=[2], duration=deadline_ms / 1000)
+        ends = sorted(x["start_ms"] + x["e2el_ms"] for x in lines if x["ok"])
+        figures["duration"] = {
+            "deadline_ms": deadline_ms,
+            "requests": len(lines),
+            "last_start_ms": max((x["start_ms"] for x in lines), default=None),
+            "slot_last_ends_ms": ends[-2:],
+        }
+    rate, cap, count, request_ms = 50.0, 2, 20, 120.0
+    with mock_server(server, "--ttft-ms", "30", "--itl-ms", "30", "--tokens", "4") as url:  # 120 ms a request
+        lv, _ = level(url, "queueing", request_rate=[rate], num_requests=count, max_concurrency=cap, seed=3)
+        arrivals = arrival_offsets(rate, 1.0, 3, count=count)
+        # the last request starts only once (count - cap) requests have ended: cap slots, request_ms each
+        floor = -(-(count - cap) // cap) * request_ms - arrivals[-1] / 1e6
+        figures["queueing"] = {
+            "queued_max_ms": lv["queued_ms"]["max"],
+            "queued_mean_ms": lv["queued_ms"]["mean"],
+            "queued_floor_ms": floor,
+        }
+    return figures
+
+
 def _fmt(value: Any) -> str:
     return "-" if value is None else (f"{value:,.1f}" if isinstance(value, float) else str(value))
 
@@ -302,6 +356,22 @@ def report(results: dict[str, Any]) -> None:
         print(f"   TTFT median: small {pay['ttft_median_small_ms']:.1f} ms, 4 MB {pay['ttft_median_big_ms']:.1f} ms: "
               f"+{pay['ttft_added_by_big_body_ms']:.1f} ms; a plain socket sending the same bytes: "
               f"+{pay['raw_socket_added_by_big_body_ms']:.1f} ms (the transfer itself)")
+    if results.get("figures"):
+        report_figures(results["figures"])
+
+
+def report_figures(fig: dict[str, Any]) -> None:
+    d, dur, q = fig["delays"], fig["duration"], fig["queueing"]
+    print("\n4. figures against injected delays (what the tests do not bound)")
+    print(f"   TTFT 50 ms, 25 ms per token, 6 tokens, concurrency 4 ({d['successful']} ok): error of TTFT median "
+          f"{d['ttft_median_error_ms']:+.1f} ms, mean {d['ttft_mean_error_ms']:+.1f} ms; ITL median "
+          f"{d['itl_median_error_ms']:+.1f} ms; TPOT mean {d['tpot_mean_error_ms']:+.1f} ms; E2EL median "
+          f"{d['e2el_median_error_ms']:+.1f} ms")
+    ends = ", ".join(f"{x:.0f}" for x in dur["slot_last_ends_ms"])
+    print(f"   --duration {dur['deadline_ms'] / 1000:g} s, concurrency 2, 100 ms requests: {dur['requests']} requests, "
+          f"the last sent at {_fmt(dur['last_start_ms'])} ms, the slots' last ones ended at {ends} ms")
+    print(f"   open loop 50/s, at most 2 in flight, 120 ms requests: queued max {q['queued_max_ms']:.1f} ms "
+          f"(at least {q['queued_floor_ms']:.1f} ms by the schedule), mean {q['queued_mean_ms']:.1f} ms")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -309,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--evalscope", default=None, metavar="PYTHON", help="a python with evalscope installed")
-    parser.add_argument("--only", choices=("overhead", "fidelity", "payloads"), nargs="+", default=None)
+    parser.add_argument("--only", choices=("overhead", "fidelity", "payloads", "figures"), nargs="+", default=None)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--no-pin", action="store_true", help="let the OS place client and server (busy machines)")
     args = parser.parse_args(argv)
@@ -320,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     _PIN = not args.no_pin
     if _PIN:
         os.sched_setaffinity(0, {pair[0]})
-    only = set(args.only or ("overhead", "fidelity", "payloads"))
+    only = set(args.only or ("overhead", "fidelity", "payloads", "figures"))
     results: dict[str, Any] = {"cores": pair, "pinned": _PIN, "requests": args.requests, "loadavg_before": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="bench_perf_") as folder:
         tmp = Path(folder)
@@ -330,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
             results["fidelity"] = fidelity_run(args, tmp, pair)
         if "payloads" in only:
             results["payloads"] = payloads(tmp, pair)
+        if "figures" in only:
+            results["figures"] = figures_run(tmp, pair)
     results["loadavg_after"] = os.getloadavg()
     report(results)
     if args.json:

@@ -20,7 +20,8 @@ Faults for tests (with `--faults`), chosen per request by a directive in the pro
 `[mock:drop]` (two chunks, then the connection is cut), `[mock:malformed]` (a `data:` line that is not JSON),
 `[mock:hang]` (one chunk, then silence until the client goes away), `[mock:error]` (an error object in the
 stream). `--record FILE` appends every request body (parsed JSON) as one line to FILE. `--require-key KEY`
-answers 401 to requests without `Authorization: Bearer KEY`.
+answers 401 to requests without `Authorization: Bearer KEY`, echoing the key it was given in the error message
+(as some servers do: a client must keep even a wrong key out of what it writes).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ _MAX_TOKENS = re.compile(rb'"max_tokens"\s*:\s*(\d+)')
 _STREAM = re.compile(rb'"stream"\s*:\s*true')
 _IGNORE_EOS = re.compile(rb'"ignore_eos"\s*:\s*true')
 _FAULT = re.compile(rb"\[mock:([a-z0-9]+)\]")
-_STATUS_TEXT = {200: "OK", 400: "Bad Request", 404: "Not Found", 411: "Length Required", 500: "Internal Server Error"}
+_STATUS_TEXT = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 411: "Length Required",
+                500: "Internal Server Error"}
 
 
 def _chunk(payload: bytes) -> bytes:
@@ -172,7 +174,9 @@ class Connection(asyncio.Protocol):
             self.parts = [rest] if rest else []
             self.size, self.need = len(rest), 0
             if self.s.key and authorization != f"Bearer {self.s.key}":
-                self.transport.write(_plain(401, {"error": {"message": "invalid API key", "code": 401}}))
+                presented = authorization.removeprefix("Bearer ").strip() or "none"
+                message = f"Incorrect API key provided: {presented}"  # echoed, as some servers do
+                self.transport.write(_plain(401, {"error": {"message": message, "code": 401}}))
                 continue
             self._respond(method, path.split("?", 1)[0], body)
 

@@ -114,10 +114,11 @@ def test_unknown_dataset_name(tmp_path: Path, capsys, mock_server) -> None:
     _one_line_error(err, "NoSuchBench")
 
 
-def test_ctrl_c_writes_the_figures_so_far(tsv, tmp_path: Path, mock_server) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_writes_the_figures_so_far(tsv, tmp_path: Path, mock_server, workers: int) -> None:
     mock = mock_server("--ttft-ms", "20", "--itl-ms", "50", "--tokens", "8")  # about 0.4 s a request
     out = tmp_path / "out"
-    argv = _base(tsv, mock.base_url, tmp_path) + ["--concurrency", "2", "--num-requests", "60"]
+    argv = _base(tsv, mock.base_url, tmp_path) + ["--concurrency", "2", "--num-requests", "60", "--workers", str(workers)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "vlmkit.perf.cli", *argv], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -6,8 +6,11 @@ import json
 import statistics
 from pathlib import Path
 
+import pytest
+
 from tests.perf.conftest import ListDataset
 from vlmkit.perf import PerfOptions, run_perf
+from vlmkit.perf.metrics import stats
 from vlmkit.perf.schedule import arrival_offsets
 
 
@@ -62,14 +65,15 @@ def test_duration_bounds_a_closed_loop_level(mock_server, tmp_path: Path) -> Non
     result = run_perf(ListDataset(["q"] * 3), _options(mock, tmp_path, concurrency=[2], duration=0.6))
     level = result.levels[0]
     lines = [line for line in _lines(tmp_path) if not line["warmup"]]
-    assert all(line["start_ms"] < 600 for line in lines)  # nothing starts after the duration
-    assert 2 <= level["requests"]["measured"] <= 16  # at least one per slot; how many more depends on the machine
-    # each slot goes on until the deadline: the last request of each ends at or after it (50 ms for the return path)
-    ends = sorted(line["start_ms"] + line["e2el_ms"] for line in lines)
-    assert ends[-2] >= 550
+    # a slot checks the deadline after its previous request ended and before it sends the next; a request's
+    # sched_ms is that moment (its slot became free), so nothing is ever due at or after the deadline. (The level
+    # has unbounded request numbers: that it ended at all is the duration's doing.)
+    assert lines and all(line["sched_ms"] < 600 for line in lines)
+    assert sorted(line["n"] for line in lines) == list(range(len(lines)))  # one numbering over the slots
     # the requests in flight at the deadline finish (none cut off) and every started one is in the file
     assert level["requests"]["successful"] == level["requests"]["measured"] == len(lines)
     assert level["requests"]["cancelled"] == 0
+    # (how far past the deadline the last requests end is a timing figure: tools/bench_perf.py --only figures)
 
 
 def test_open_loop_sends_on_the_schedule_under_the_cap(mock_server, tmp_path: Path) -> None:
@@ -77,12 +81,15 @@ def test_open_loop_sends_on_the_schedule_under_the_cap(mock_server, tmp_path: Pa
     options = _options(mock, tmp_path, request_rate=[50.0], num_requests=20, max_concurrency=2, seed=3)
     level = run_perf(ListDataset(["q"] * 4), options).levels[0]
     assert level["mode"] == "open" and level["requests"]["measured"] == 20
-    assert level["achieved_concurrency"]["max"] <= 2
+    assert level["achieved_concurrency"]["max"] <= 2  # the cap, whatever the timing
     expected = arrival_offsets(50.0, 1.0, seed=3, count=20)
     lines = sorted(_lines(tmp_path), key=lambda line: line["n"])
     assert [round(line["sched_ms"], 3) for line in lines] == [round(x / 1e6, 3) for x in expected]
-    # 50/s offered, at most 2 in flight of 120 ms each (about 17/s served): requests queue in the client
-    assert level["queued_ms"]["max"] > 100
+    # time queued in the client is from the arrival to the send, per request; the level's figure is over those
+    # (how long requests queue at 50/s offered against 2 slots is measured by tools/bench_perf.py --only figures)
+    for line in lines:
+        assert line["queued_ms"] == pytest.approx(line["start_ms"] - line["sched_ms"], abs=2e-3)
+    assert level["queued_ms"] == pytest.approx(stats([line["queued_ms"] for line in lines]), abs=1e-3)
 
 
 def test_workers_share_the_load_and_their_records_merge(mock_server, tmp_path: Path) -> None:

@@ -6,6 +6,14 @@ request rate) run its warm-up and measured phase in this process or in `--worker
 write perf_summary.json/.csv and append its lines to perf_requests.jsonl, so a crash or Ctrl-C keeps what was
 measured; finally draw the plots. Ctrl-C stops the level in flight, keeps its figures, skips later levels, and
 marks the summary `interrupted`.
+
+A `--workers` process that fails loses its requests; the level keeps the figures of the processes that reported,
+marked with the load they were measured at (`load.measured`, status `partial_load`; `failed` when none
+reported), one line per failed worker goes to the console and into the summary's warnings, later levels still
+run, and the run ends with status `workers_failed` (exit code 3 from the CLI).
+
+The key in use is masked (vlmkit.secrets) wherever it could reach a file or the console: the command line (any
+spelling of --api-key, or the key pasted into another argument), the URL, and server or worker messages.
 """
 
 from __future__ import annotations
@@ -22,9 +30,15 @@ from typing import Any
 from vlmkit.perf.client import Record, make_session, send
 from vlmkit.perf.options import PerfInputError, PerfOptions, check_options
 from vlmkit.perf.requests import PreparedRequests, build_requests, dumps, request_body
-from vlmkit.perf.schedule import LevelPlan, LevelRun, Target, arrival_offsets, run_level
+from vlmkit.perf.schedule import LevelPlan, Target, arrival_offsets, run_level
+from vlmkit.perf.workers import WorkerRuns
+from vlmkit.secrets import redacted_argv, scrub
 
 CUT_SHORT = "run cut short by Ctrl-C: the figures cover the requests completed before it"
+WORKERS_FAILED = (
+    "worker process(es) failed: the levels marked partial_load were measured at a lower load than asked (their "
+    "load.measured), those marked failed have no figures"
+)
 
 
 @dataclass
@@ -41,10 +55,15 @@ class PerfResult:
     def levels(self) -> list[dict[str, Any]]:
         return self.summary["levels"]
 
+    @property
+    def worker_failures(self) -> list[dict[str, Any]]:
+        """Every failed worker process, each with its level's label."""
+        return [{"level": lv["label"], **f} for lv in self.levels for f in lv.get("worker_failures", [])]
+
 
 def _say(options: PerfOptions, text: str, *, err: bool = False) -> None:
     if not options.quiet or err:
-        print(text, file=sys.stderr if err else sys.stdout, flush=True)
+        print(scrub(text, [options.api_key]), file=sys.stderr if err else sys.stdout, flush=True)
 
 
 def target_for(options: PerfOptions) -> Target:
@@ -75,7 +94,8 @@ def probe(target: Target, options: PerfOptions) -> dict[str, Any]:
             await session.close()
 
     asyncio.run(go())
-    url, kind, message = target.url, rec.error, rec.message
+    secrets = [options.api_key]
+    url, kind, message = scrub(target.url, secrets), rec.error, scrub(rec.message or "", secrets)
     if kind is None:
         return {"ok": True, "usage": rec.output_tokens is not None, "e2el_ms": (rec.end - rec.start) / 1e6}
     if kind == "connection":
@@ -122,17 +142,14 @@ def level_plans(options: PerfOptions, rows: int) -> list[tuple[float, LevelPlan]
     return plans
 
 
-def _run_one_level(plan: LevelPlan, prepared: PreparedRequests, target: Target, options: PerfOptions) -> list[LevelRun]:
+def _run_one_level(plan: LevelPlan, prepared: PreparedRequests, target: Target, options: PerfOptions) -> WorkerRuns:
     if options.workers <= 1:
         stop = threading.Event()
         run = run_level(plan, prepared, target, stop)
-        return [run]
-    import multiprocessing as mp
+        return WorkerRuns([run], [], [plan])
+    from vlmkit.perf.workers import SharedFlag, context, run_level_in_workers
 
-    from vlmkit.perf.workers import run_level_in_workers
-
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-    stop = ctx.Event()
+    stop = SharedFlag(context())
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -141,6 +158,10 @@ def _run_one_level(plan: LevelPlan, prepared: PreparedRequests, target: Target, 
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+def _level_status(outcome: WorkerRuns) -> str:
+    return "complete" if not outcome.failures else ("partial_load" if outcome.runs else "failed")
 
 
 def default_out_dir(model: str) -> Path:
@@ -155,9 +176,11 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
     from vlmkit.perf import report
     from vlmkit.perf.bottleneck import client_health
     from vlmkit.perf.metrics import DEFINITIONS, summarize
+    from vlmkit.perf.workers import failure_line, measured_load
     from vlmkit.results import host_info, now_iso, package_versions
 
     check_options(options)
+    secrets = [options.api_key]
     target = target_for(options)
     started = now_iso()
     total_rows = len(dataset.data)
@@ -189,10 +212,10 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
         "interrupted": False,
         "started_at": started,
         "completed_at": None,
-        "argv": redacted_argv(sys.argv),
+        "argv": redacted_argv(sys.argv, secrets),
         "packages": {**package_versions(), "aiohttp": _version("aiohttp")},
         "host": host_info(),
-        "target": {"url": target.url, "model": options.model},
+        "target": {"url": scrub(target.url, secrets), "model": options.model},
         "dataset": {**dataset_info, "rows_used": len(prepared), "file_md5": getattr(dataset, "file_md5", None)},
         "options": options.public(),
         "bodies": {"rows": len(prepared), "bytes": prepared.total_bytes, "build_s": prepared.build_s, "encoder": prepared.encoder},
@@ -204,22 +227,28 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
         "files": files,
     }
     plotted: list[tuple[dict[str, Any], list[Record], int]] = []
-    interrupted = False
+    interrupted = workers_failed = False
     with open(out_dir / "perf_requests.jsonl", "w", encoding="utf-8") as lines:
         for value, plan in level_plans(options, total_rows):
             what = f"{len(plan.ids)} requests" if plan.ids is not None else f"{options.duration:g} s"
             _say(options, f"vlmkit perf: level {plan.label}: measuring {what}"
                           + (f" after {options.warmup} warm-up requests" if options.warmup else ""))
             try:
-                runs = _run_one_level(plan, prepared, target, options)
+                outcome = _run_one_level(plan, prepared, target, options)
             except KeyboardInterrupt:  # between phases, outside the loop's own handler
                 interrupted = True
                 break
+            runs = outcome.runs
             records = [r for run in runs for r in run.records]
             warm = [r for run in runs for r in run.warmup_records]
+            for rec in records + warm:
+                if rec.message:
+                    rec.message = scrub(rec.message, secrets)
             level_interrupted = any(run.interrupted for run in runs)
             figures = summarize(records, options.slo)
             health, warnings = client_health(runs, open_loop=plan.open_loop, requested_rate=value if plan.open_loop else None)
+            load = measured_load(plan, value, outcome)
+            failed = [failure_line(plan.label, f, load) for f in outcome.failures]
             level = {
                 "label": plan.label,
                 "mode": "open" if plan.open_loop else "closed",
@@ -227,17 +256,21 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
                 "request_rate": value if plan.open_loop else None,
                 "burstiness": options.burstiness if plan.open_loop else None,
                 "max_concurrency": options.max_concurrency if plan.open_loop else None,
+                "status": _level_status(outcome),
+                "load": load,
+                "worker_failures": [{**f.to_dict(), "reason": scrub(f.reason, secrets)} for f in outcome.failures],
                 "warmup_requests": len(warm),
                 "interrupted": level_interrupted,
                 **figures,
                 "client": health,
-                "warnings": warnings,
+                "warnings": [scrub(w, secrets) for w in failed] + warnings,
             }
             summary["levels"].append(level)
-            summary["warnings"] += [f"{plan.label}: {w}" for w in warnings]
-            t0 = min(run.t0 for run in runs)
+            summary["warnings"] += [f"{plan.label}: {w}" for w in level["warnings"]]
+            workers_failed = workers_failed or bool(failed)
+            t0 = min((run.t0 for run in runs), default=0)
             report.write_request_lines(lines, plan.label, sorted(warm + records, key=lambda r: (r.warmup is False, r.n)), prepared.index, t0)
-            for warning in warnings:
+            for warning in level["warnings"]:
                 _say(options, f"WARNING {plan.label}: {warning}", err=True)
             plotted.append((level, records, t0))
             report.write_summary(out_dir, summary)
@@ -245,9 +278,11 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
                 interrupted = True
                 break
     summary["interrupted"] = interrupted
-    summary["status"] = "interrupted" if interrupted else "complete"
+    summary["status"] = "interrupted" if interrupted else ("workers_failed" if workers_failed else "complete")
     if interrupted:
         summary["notes"].append(CUT_SHORT)
+    if workers_failed:
+        summary["notes"].append(WORKERS_FAILED)
     if options.plots:
         from vlmkit.perf.plots import write_plots
 
@@ -264,23 +299,6 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
         _say(options, f"note: {note}")
     _say(options, f"vlmkit perf: results in {out_dir}")
     return PerfResult(summary, out_dir, files, interrupted, list(summary["warnings"]))
-
-
-def redacted_argv(argv: list[str]) -> list[str]:
-    """The command line with the value of --api-key replaced (the key is never written anywhere)."""
-    out, hide = [], False
-    for arg in argv:
-        if hide:
-            out.append("***")
-            hide = False
-        elif arg == "--api-key":
-            out.append(arg)
-            hide = True
-        elif arg.startswith("--api-key="):
-            out.append("--api-key=***")
-        else:
-            out.append(arg)
-    return out
 
 
 def _version(name: str) -> str | None:

@@ -2,7 +2,8 @@
 
 - its CPU time over the measured phase near one full core (Python drives one core per process);
 - the event loop waking late (a 10 ms sleep oversleeping): every timestamp is late by about that much;
-- in open loop, arrivals dispatched later and later (the schedule lag grows); the achieved send rate is reported.
+- in open loop, arrivals dispatched later and later (the schedule lag grows; a wait for --max-concurrency is the
+  server's pace, not the client's, and is left out); the achieved send rate is reported.
 A lagging loop in a process that used little CPU means the machine is busy with other work (the process waited
 for a core), which the warning says. Each sign gives a loud warning in the console and in perf_summary.json;
 the figures are still reported.

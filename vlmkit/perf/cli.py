@@ -12,6 +12,8 @@ def add_perf_parser(subparsers: argparse._SubParsersAction) -> None:
         help="load-test an OpenAI-compatible streaming service",
         description="Load-test an OpenAI-compatible chat-completions service with requests built from a dataset: "
         "TTFT, TPOT, ITL, E2EL, throughput, errors, goodput; JSON, CSV, per-request JSONL and plots.",
+        epilog="Exit codes: 0 every level ran at the load asked; 2 bad input; 3 a --workers process failed (figures "
+        "written, marked with the load they were measured at); 130 cut short by Ctrl-C.",
     )
     p.add_argument("--model", required=True, help="the model id the server serves")
     p.add_argument("--api-base", default=None, help="base URL (.../v1) or the full .../chat/completions URL (default: $OPENAI_API_BASE)")
@@ -43,7 +45,9 @@ def add_perf_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_perf_command(args: argparse.Namespace) -> int:
-    """0 when the run completed (failed requests are figures in the report), 2 on bad input, 130 when cut short."""
+    """Exit codes: 0 when every level ran at the load asked (failed requests are figures in the report), 2 on bad
+    input (one line), 3 when a --workers process failed (the files are written; the levels it hit are marked with
+    the load they were measured at), 130 when cut short by Ctrl-C."""
     import sys
 
     from vlmkit import config
@@ -98,6 +102,12 @@ def run_perf_command(args: argparse.Namespace) -> int:
     if result.interrupted:
         print(f"vlmkit perf: {result.summary['notes'][0]}; written to {result.out_dir}", file=sys.stderr)
         return 130
+    if result.worker_failures:
+        levels = sorted({f["level"] for f in result.worker_failures}, key=[lv["label"] for lv in result.levels].index)
+        print(f"vlmkit perf: {len(result.worker_failures)} worker process(es) failed at {', '.join(levels)}: those "
+              f"figures were measured at a lower load than asked (see the WARNING lines); written to {result.out_dir}",
+              file=sys.stderr)
+        return 3
     return 0
 
 

@@ -39,6 +39,10 @@ DEFINITIONS: dict[str, str] = {
     "failures included); max: the most requests in flight at once.",
     "goodput": "Successful requests meeting every --slo limit (TTFT, TPOT, E2EL in ms; a request with one output "
     "token has no TPOT and meets a TPOT limit) / duration_s; fraction: of all measured requests.",
+    "load": "asked: the level's concurrency (or request rate and cap) as given; measured: the load of the worker "
+    "processes whose requests the figures cover. Below asked only when a --workers process failed (level status "
+    "partial_load; failed when none reported): its requests are in no figure, and the server carried its share "
+    "until it failed.",
     "errors": "Measured requests that failed, by kind: http_<status>, connection, dropped, timeout, "
     "malformed_sse, stream_error, not_sse.",
     "stats": "mean, median, p90, p95, p99 (linear interpolation between order statistics), max; n = how many "

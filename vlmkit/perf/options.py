@@ -57,9 +57,11 @@ class PerfOptions:
         return list(self.request_rate) if self.request_rate is not None else list(self.concurrency or [1])
 
     def public(self) -> dict[str, Any]:
-        """The options as written to perf_summary.json (no key)."""
+        """The options as written to perf_summary.json (no key, not even one pasted into the URL)."""
+        from vlmkit.secrets import scrub
+
         return {
-            "model": self.model, "api_base": self.api_base, "api_key_given": bool(self.api_key),
+            "model": self.model, "api_base": scrub(self.api_base, [self.api_key]), "api_key_given": bool(self.api_key),
             "concurrency": self.concurrency, "request_rate": self.request_rate, "burstiness": self.burstiness,
             "max_concurrency": self.max_concurrency, "num_requests": self.num_requests, "duration": self.duration,
             "warmup": self.warmup, "max_tokens": self.max_tokens, "ignore_eos": self.ignore_eos,

@@ -55,6 +55,12 @@ def csv_row(level: dict[str, Any]) -> dict[str, Any]:
     row["client_cpu_max"] = max(cpu) if cpu else None
     row["warnings"] = len(level["warnings"])
     row["interrupted"] = level["interrupted"]
+    load = level.get("load") or {}
+    row["status"] = level.get("status", "complete")
+    row["workers_failed"] = len(level.get("worker_failures", []))
+    measured = load.get("measured") or {}
+    row["measured_concurrency"] = measured.get("concurrency")
+    row["measured_request_rate"] = measured.get("request_rate")
     return row
 
 
@@ -106,13 +112,27 @@ def write_request_lines(handle: IO[str], level: str, records: list[Record], inde
     handle.flush()
 
 
+def _load_mark(level: dict[str, Any]) -> str:
+    """` (at c=2: 1 of 2 workers failed)` for a level whose figures were measured at a lower load than asked."""
+    failures = level.get("worker_failures") or []
+    if not failures:
+        return ""
+    load = level["load"]
+    processes = f"{len(failures)} of {load['processes']['asked']} workers failed"
+    if not load["processes"]["measured"]:
+        return f" (failed: {processes})"
+    measured = load["measured"]
+    at = f"c={measured['concurrency']}" if "concurrency" in measured else f"rate={measured['request_rate']:g}/s"
+    return f" (at {at}: {processes})"
+
+
 def console_table(levels: list[dict[str, Any]]) -> str:
     rows = []
     for level in levels:
         r = level["requests"]
         rows.append(
             {
-                "level": level["label"] + (" (cut short)" if level["interrupted"] else ""),
+                "level": level["label"] + _load_mark(level) + (" (cut short)" if level["interrupted"] else ""),
                 "ok/sent": f"{r['successful']}/{r['measured']}",
                 "req/s": level["request_throughput"],
                 "out tok/s": level["output_token_throughput"],

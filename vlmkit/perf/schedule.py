@@ -88,7 +88,7 @@ class LevelRun:
     t_end: int
     cpu_s: float
     loop_lag: array  # ns, one per tick
-    dispatch_lag: array  # ns, open loop: how late each arrival was dispatched
+    dispatch_lag: array  # ns, open loop: how late each arrival was dispatched, beyond any wait for the cap
     interrupted: bool
     gc_collections: int
     worker: int = 0
@@ -160,7 +160,10 @@ class _Level:
             stopper.cancel()
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        for outcome in outcomes:  # a slot that raised is a bug to report, never a level quietly cut short
+            if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
+                raise outcome
 
     async def closed(self, ids: Iterator[int], slots: int, out: list[Record], t0: int, deadline: int | None, warmup: bool) -> None:
         async def slot() -> None:
@@ -187,6 +190,7 @@ class _Level:
                     sem.release()
 
         async def dispatch() -> None:
+            ready = t0  # when --max-concurrency last let a held-back arrival go
             for n, offset in zip(ids, arrivals):
                 due = t0 + offset
                 wait = due - monotonic_ns()
@@ -194,9 +198,13 @@ class _Level:
                     await asyncio.sleep(wait / 1e9)
                 if self.stopping.is_set():
                     return
-                self.dispatch_lag.append(monotonic_ns() - due)
+                # the client's own lateness; a wait for --max-concurrency is the server's pace, in queued_ms
+                self.dispatch_lag.append(monotonic_ns() - max(due, ready))
                 if sem is not None:
+                    held = sem.locked()
                     await sem.acquire()  # time spent here is client queueing, reported as such
+                    if held:
+                        ready = monotonic_ns()
                 rec = self._record(n, due, False)
                 out.append(rec)
                 task = asyncio.ensure_future(one(rec))
