@@ -118,3 +118,30 @@ def test_sessions_of_finished_threads_are_closed_when_a_new_one_is_made() -> Non
         assert server.wait_disconnected(first_run, within=5)  # the first pool's connections did not linger
         model.close()
     assert len(first_run) == 2
+
+
+def test_a_call_left_behind_by_close_is_not_retried() -> None:
+    """An interrupted or stopped run closes the model while a call waits to retry: it ends as "cancelled" instead of
+    asking the server again in the background."""
+    from vlmkit.generation import ModelCallError
+
+    with FaultServer(lambda request: Reply(503, {"error": {"message": "busy"}})) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=3, backoff=0.5)
+        outcome: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                model.generate_full(["hello"])
+            except ModelCallError as exc:
+                outcome.append(exc)
+
+        thread = threading.Thread(target=call)
+        thread.start()
+        while not server.requests:  # the first attempt has failed once the server recorded it
+            threading.Event().wait(0.01)
+        model.close()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+        assert len(outcome) == 1 and outcome[0].kind == "cancelled"
+        assert "not retried" in str(outcome[0])
+        assert len([r for r in server.requests if r.method == "POST"]) == 1

@@ -59,6 +59,11 @@ class ThreadSessions:
         self._sessions: list[tuple[threading.Thread, requests.Session]] = []
         self._epoch = 0  # bumped by close(): a thread's session from an earlier epoch is closed, make a new one
 
+    @property
+    def epoch(self) -> int:
+        """How many times close() was called: a call that began under another epoch was abandoned by its owner."""
+        return self._epoch
+
     def get(self) -> requests.Session:
         session = getattr(self._local, "session", None)
         if session is not None and self._local.epoch == self._epoch:
@@ -218,8 +223,12 @@ def post_json(
     policy: RetryPolicy,
     secrets: Sequence[str] = (),
     sleep: Callable[[float], None] = time.sleep,
+    abandoned: Callable[[], bool] | None = None,
 ) -> Response:
-    """POST `body` as JSON and return the decoded object; ModelCallError after the last failed attempt."""
+    """POST `body` as JSON and return the decoded object; ModelCallError after the last failed attempt.
+
+    abandoned: asked before each retry; True (the caller closed the model: an interrupted or stopped run left this
+    call behind) ends the call with kind "cancelled" instead of retrying on in the background."""
     attempts = policy.retries + 1
     for attempt in range(attempts):
         try:
@@ -229,9 +238,15 @@ def post_json(
             if not failure.retry or attempt + 1 >= attempts:
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 raise ModelCallError(failure.kind, f"{url}: {failure.message}{tries}", failure.status) from None
+            if abandoned is not None and abandoned():
+                raise ModelCallError("cancelled", f"{url}: {failure.message}; not retried: the model was closed",
+                                     failure.status) from None
             wait = policy.delay(attempt, failure.retry_after)
             log.warning(
                 "%s: %s; retrying in %.1f s (attempt %d of %d)", url, failure.message[:120], wait, attempt + 2, attempts
             )
             sleep(wait)
+            if abandoned is not None and abandoned():
+                raise ModelCallError("cancelled", f"{url}: {failure.message}; not retried: the model was closed",
+                                     failure.status) from None
     raise AssertionError("unreachable")  # the loop returns or raises

@@ -217,6 +217,7 @@ class OpenAICompatModel(BaseModel):
         self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
     ) -> Generation:
         body = self.request_body(msgs, params)
+        epoch = self._sessions.epoch
         response = post_json(
             self._sessions.get(),
             self.url,
@@ -225,6 +226,7 @@ class OpenAICompatModel(BaseModel):
             timeout=self.timeout,
             policy=self._policy,
             secrets=(self.__key,) if self.__key else (),
+            abandoned=lambda: self._sessions.epoch != epoch,  # close() during the call: no retry after it
         )
         text, finish = answer_text(response.data)
         extra: dict[str, Any] = {"response_model": response.data.get("model"), "attempts": response.attempts}
