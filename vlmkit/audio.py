@@ -116,7 +116,7 @@ def resample(samples: np.ndarray, orig_rate: int, target_rate: int) -> np.ndarra
     ratio = target_rate / orig_rate
     cutoff = min(1.0, ratio) * _ROLLOFF  # in cycles per input sample, relative to the input Nyquist
     half = int(math.ceil(_ZERO_CROSSINGS / cutoff))  # filter half-width in input samples
-    n_in, n_out = x.shape[0], int(round(x.shape[0] * ratio))
+    n_out = int(round(x.shape[0] * ratio))
     padded = np.concatenate([np.zeros((half,) + x.shape[1:]), x, np.zeros((half + 1,) + x.shape[1:])])
     taps = np.arange(-half + 1, half + 1)
     g = math.gcd(orig_rate, target_rate)

@@ -15,7 +15,10 @@ if TYPE_CHECKING:
 
 
 def _run_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="infer and evaluate models on datasets", description="Infer, score, report.")
+    from vlmkit.exit_codes import epilog
+
+    p = sub.add_parser("run", help="infer and evaluate models on datasets", description="Infer, score, report.",
+                       epilog=epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", nargs="+", default=[], metavar="NAME", help="catalog names, $LMUData/<name>.tsv, or .tsv paths")
     p.add_argument("--model", nargs="+", default=[], metavar="NAME", help="registry names, served model ids, or local dirs")
     p.add_argument("--config", type=Path, default=None, help="a JSON/YAML run file (data, model, custom_datasets, options)")
@@ -43,6 +46,12 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model-path", default=None, help="local weights directory for a local model")
     p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL (.../v1 or .../chat/completions)")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="served models: seconds to wait for one answer (default 60)")
+    p.add_argument("--retries", type=int, default=None,
+                   help="served models: extra attempts after a timeout, 429 or 5xx (default 3; 0: one attempt)")
+    p.add_argument("--keep-local-tsv", action="store_true",
+                   help="run a local catalog TSV whose MD5 differs from the catalog's (recorded in results.json)")
     p.add_argument("--reuse", action="store_true", help="keep answers journalled under other settings instead of setting them aside")
     p.add_argument("--fuzzy", action="store_true", help="MCQ: Levenshtein fallback for unparsed answers (reported separately)")
     p.add_argument("--lmudata", type=Path, default=None, help="dataset folder (default: $LMUData or ~/LMUData)")
@@ -100,7 +109,7 @@ def _apply_config(args: argparse.Namespace) -> list[dict]:
 def _cmd_run(args: argparse.Namespace) -> int:
     from vlmkit.errors import DataError
     from vlmkit.resolve import ModelOptions
-    from vlmkit.runner import RunOptions, Runner, summary_rows
+    from vlmkit.runner import RunOptions, Runner
 
     custom = _apply_config(args) if args.config else []
     custom += _custom_entries(args)
@@ -113,18 +122,37 @@ def _cmd_run(args: argparse.Namespace) -> int:
         model_path=args.model_path, api_base=args.api_base, api_key=args.api_key,
         max_tokens=args.max_tokens, temperature=args.temperature,
         nframe=args.nframe, fps=args.fps, video_mode=args.video_mode,
+        timeout=args.timeout, retries=args.retries,
     )
     if args.mode == "perf":
         return _run_perf_mode(args, model_options, custom)
     options = RunOptions(
         work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc, batch_size=args.batch_size,
-        reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata,
+        reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
+        keep_local_tsv=bool(args.keep_local_tsv),
     )
     outcomes = Runner(options, model_options).run(args.data, args.model, custom)
+    return report_outcomes(outcomes)
+
+
+def report_outcomes(outcomes: list) -> int:
+    """The table, each pair's error and scoring-failure summary and its results file on stdout; one line on stderr
+    for each pair that stopped or wrote nothing. Returns the exit code (vlmkit.exit_codes)."""
+    from vlmkit import exit_codes
+    from vlmkit.failures import summary_lines
+    from vlmkit.runner import summary_rows
+
     print(summary_rows(outcomes))
     for outcome in outcomes:
-        print(f"{outcome.model} x {outcome.dataset}: {outcome.files.get('results')}")
-    return 0 if all(o.status in ("success", "inferred", "no_target", "shard_done") for o in outcomes) else 3
+        label = f"{outcome.model} x {outcome.dataset}"
+        for line in summary_lines(label, outcome.errors, outcome.scoring_failures):
+            print(line)
+        if outcome.files.get("results"):
+            print(f"{label}: {outcome.files['results']}")
+    for outcome in outcomes:
+        if outcome.message and outcome.status != "skipped":
+            print(f"vlmkit: error: {outcome.message}", file=sys.stderr)
+    return exit_codes.worst(exit_codes.FOR_STATUS.get(o.status, exit_codes.SAMPLES_FAILED) for o in outcomes)
 
 
 def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom: list[dict]) -> int:
@@ -137,7 +165,7 @@ def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom
 
     specs = [resolve_model(name, model_options) for name in args.model]
     try:
-        datasets = build_datasets(args.data, custom, root=args.lmudata)
+        datasets = build_datasets(args.data, custom, root=args.lmudata, keep_local_tsv=bool(args.keep_local_tsv))
         results = run_perf_mode(
             specs, datasets, work_dir=args.work_dir, nproc=args.nproc,
             limit=args.limit, max_tokens=args.max_tokens, seed=args.seed,
@@ -166,15 +194,16 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING, format="%(levelname)s %(message)s")
     from vlmkit.errors import user_errors
+    from vlmkit.exit_codes import BAD_INPUT, INTERRUPTED
 
     try:
         return args.func(args)
     except KeyboardInterrupt:
         print("interrupted: answers so far are journalled; rerun the same command to resume", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except user_errors() as exc:
         print(f"vlmkit: error: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
 
 
 if __name__ == "__main__":

@@ -55,6 +55,15 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def move_aside(path: Path) -> Path:
+    """Rename path to the first free `<stem>.staleN<suffix>` beside it (kept, never deleted); return the new path."""
+    n = 1
+    while (aside := path.with_name(f"{path.stem}.stale{n}{path.suffix}")).exists():
+        n += 1
+    os.replace(path, aside)
+    return aside
+
+
 def contained_path(folder: Path, name: str) -> Path:
     """folder/name, refusing any name (absolute, `..`, drive, empty) that would resolve outside folder."""
     if not name or name.strip() in (".", ".."):

@@ -1,7 +1,7 @@
 """Asking a model for every pending sample and journalling each answer as it arrives.
 
-API models run `nproc` requests at once (threads over one pooled session); local models run batches through
-`generate_batch`. Either way a record reaches the journal (append + flush) the moment its answer exists, and a
+API models run `nproc` requests at once (daemon worker threads; this thread journals); local models run batches
+through `generate_batch`. Either way a record reaches the journal (append + flush) the moment its answer exists, and a
 failure is stored as a typed error record, never as a prediction.
 """
 
@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
+import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from vlmkit.failures import RunStopped
+from vlmkit.files import md5_of
 from vlmkit.generation import Generation, error_record
 from vlmkit.journal import Journal
 from vlmkit.message import normalise_conversation
+
+
+# Called with each record as it is journalled; a message (one line) stops the run (vlmkit.failures.FirstFailures).
+Watch = Callable[[dict[str, Any]], "str | None"]
 
 
 @dataclass
@@ -47,12 +56,41 @@ def prompt_for_record(msgs: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def prompt_hash(stored_prompt: list[dict[str, Any]]) -> str:
+    """The stored prompt's hash (media by path): what records written before `prompt_digest` are compared by."""
     return hashlib.sha256(json.dumps(stored_prompt, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def prompt_digest(stored_prompt: list[dict[str, Any]]) -> str:
+    """The prompt's hash with each local media file taken by its content (MD5), not its path: a resume after
+    $LMUData or the media moved elsewhere still finds every prompt unchanged, and a file rewritten in place does not."""
+    by_content = [
+        {"role": turn["role"], "content": [{"type": p["type"], "value": _media_identity(p)} for p in turn["content"]]}
+        for turn in stored_prompt
+    ]
+    return hashlib.sha256(json.dumps(by_content, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _media_identity(part: dict[str, Any]) -> str:
+    value = part["value"]
+    if part["type"] == "text" or value.startswith(("sha256:", "http://", "https://")):
+        return value
+    path = Path(value)
+    try:
+        stat = path.stat()
+    except OSError:
+        return value  # gone: compared by its path (the model will say what is wrong with it)
+    return "md5:" + _file_md5(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=65536)
+def _file_md5(path: str, size: int, mtime_ns: int) -> str:  # size and mtime key the cache only
+    return md5_of(Path(path))
 
 
 def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | None) -> dict[str, Any]:
     stored = prompt_for_record(task.msgs)
-    record: dict[str, Any] = {"index": task.index, "prompt": stored, "prompt_hash": prompt_hash(stored), "target": task.target}
+    record: dict[str, Any] = {"index": task.index, "prompt": stored, "prompt_hash": prompt_hash(stored),
+                              "prompt_digest": prompt_digest(stored), "target": task.target}
     if task.params:
         record["params"] = task.params
     if isinstance(result, BaseException):
@@ -69,51 +107,89 @@ def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | 
     return record
 
 
-def run_api(model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str, nproc: int, desc: str) -> int:
-    """Up to nproc requests in flight; records are appended from this thread only. Returns the error count."""
+def prompt_failure_record(task_index: Any, target: Any, exc: BaseException) -> dict[str, Any]:
+    """The record of a row whose prompt could not be built (a bad cell, an unreadable file): an error, never asked."""
+    return {"index": task_index, "prompt": None, "prompt_hash": None, "target": target, "prediction": None,
+            "error": error_record(exc), "usage": None, "latency_ms": None}
+
+
+def run_api(
+    model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str, nproc: int, desc: str,
+    progress: bool = True, watch: Watch | None = None,
+) -> int:
+    """Up to nproc requests in flight; records are appended from this thread only. Returns the error count.
+
+    Workers are daemon threads that put each result on a queue this thread drains, so that on Ctrl-C (or an early
+    stop: `watch` returns a message for a record) every answer that has already arrived is journalled and the
+    function leaves at once, without waiting for the requests still in flight (they are abandoned; the model's
+    `close()` by the caller drops their connections).
+    """
+    todo: queue.SimpleQueue[Task] = queue.SimpleQueue()
+    for task in tasks:
+        todo.put(task)
+    results: queue.SimpleQueue[tuple[Task, Generation | BaseException, float]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                task = todo.get_nowait()
+            except queue.Empty:
+                return
+            start = time.perf_counter()
+            try:
+                result: Generation | BaseException = model.generate_full(task.msgs, dataset, task.params)
+            except Exception as exc:  # recorded as a typed error, retried on the next run
+                result = exc
+            results.put((task, result, (time.perf_counter() - start) * 1000))
+
+    n_threads = max(1, min(nproc, len(tasks)))
+    threads = [threading.Thread(target=worker, name=f"vlmkit-api-{i}", daemon=True) for i in range(n_threads)]
     errors = 0
+    received = 0
+    with tqdm(total=len(tasks), desc=desc, unit="sample", disable=not progress) as bar:
 
-    def call(task: Task) -> tuple[Task, Generation | BaseException, float]:
-        start = time.perf_counter()
-        try:
-            result: Generation | BaseException = model.generate_full(task.msgs, dataset, task.params)
-        except Exception as exc:  # recorded as a typed error, retried on the next run
-            result = exc
-        return task, result, (time.perf_counter() - start) * 1000
+        def journal_one(item: tuple[Task, Generation | BaseException, float]) -> str | None:
+            nonlocal errors, received
+            task, result, elapsed = item
+            record = _record(task, result, elapsed)
+            journal.append(record)
+            errors += isinstance(result, BaseException)
+            received += 1
+            bar.update(1)
+            return watch(record) if watch is not None else None
 
-    queue = iter(tasks)
-    with ThreadPoolExecutor(max_workers=max(1, nproc)) as pool, tqdm(total=len(tasks), desc=desc, unit="sample") as bar:
-        running: set[Future] = set()
         try:
-            for task in queue:
-                running.add(pool.submit(call, task))
-                if len(running) >= max(1, nproc) * 2:
-                    errors += _drain(wait(running, return_when=FIRST_COMPLETED).done, running, journal, bar)
-            while running:
-                errors += _drain(wait(running, return_when=FIRST_COMPLETED).done, running, journal, bar)
-        except KeyboardInterrupt:
-            for future in running:
-                future.cancel()
-            raise
+            for thread in threads:
+                thread.start()
+            while received < len(tasks):
+                try:
+                    item = results.get(timeout=0.2)
+                except queue.Empty:
+                    if not any(t.is_alive() for t in threads) and results.empty():
+                        raise RuntimeError("the API workers ended before every sample was answered") from None
+                    continue
+                message = journal_one(item)
+                if message is not None:
+                    raise RunStopped(message)
+        finally:
+            stop.set()  # workers take no new task; answers that already arrived are journalled
+            while True:
+                try:
+                    journal_one(results.get_nowait())
+                except queue.Empty:
+                    break
     return errors
 
 
-def _drain(done: set[Future], running: set[Future], journal: Journal, bar: tqdm) -> int:
-    errors = 0
-    for future in done:
-        running.discard(future)
-        task, result, elapsed = future.result()
-        journal.append(_record(task, result, elapsed))
-        errors += isinstance(result, BaseException)
-        bar.update(1)
-    return errors
-
-
-def run_local(model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str, batch_size: int, desc: str) -> int:
+def run_local(
+    model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str, batch_size: int, desc: str,
+    progress: bool = True,
+) -> int:
     """Batches through generate_batch; a batch that raises as a whole records that error for each of its samples."""
     errors = 0
     size = max(1, batch_size)
-    with tqdm(total=len(tasks), desc=desc, unit="sample") as bar:
+    with tqdm(total=len(tasks), desc=desc, unit="sample", disable=not progress) as bar:
         for start in range(0, len(tasks), size):
             batch = tasks[start : start + size]
             began = time.perf_counter()

@@ -1,8 +1,9 @@
 """The prediction journal: one JSON line per sample, appended and flushed as each answer arrives.
 
 A killed run loses at most the line being written; a rerun reads the journal back and asks the model only for
-samples that have no successful record. The first line is a header holding the run's fingerprint (model, its
-generation settings, dataset MD5): a journal written under other settings is not silently mixed with new answers.
+samples that have no successful record. The first line is a header holding the run's fingerprint (see
+`vlmkit.fingerprint`: what the answers depend on): a journal written under other settings is not silently mixed with
+new answers. Every line passes through `vlmkit.secrets.scrub` with the run's keys before it is written.
 """
 
 from __future__ import annotations
@@ -13,20 +14,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from vlmkit.cells import index_key
+from vlmkit.files import move_aside
+from vlmkit.secrets import scrub
+
 HEADER_KEY = "__journal__"
 
 
-def _index_key(value: Any) -> str:
-    """Indices are compared as strings so that 3, "3" and 3.0 from different readers agree."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value)
-
-
 class Journal:
-    def __init__(self, path: Path, fingerprint: dict[str, Any]) -> None:
+    def __init__(self, path: Path, fingerprint: dict[str, Any], secrets: Iterable[str | None] = ()) -> None:
         self.path = path
         self.fingerprint = fingerprint
+        self._secrets = tuple(s for s in secrets if s)
         self._records: dict[str, dict[str, Any]] = {}
         self._handle = None
 
@@ -54,7 +53,7 @@ class Journal:
                 except json.JSONDecodeError:
                     continue  # the line a killed run was writing
                 if isinstance(record, dict) and "index" in record:
-                    self._records[_index_key(record["index"])] = record
+                    self._records[index_key(record["index"])] = record
         return self._records
 
     @property
@@ -68,10 +67,7 @@ class Journal:
     # Writing -----------------------------------------------------------------------------------------------
     def set_aside(self) -> Path:
         """Move an existing journal out of the way (kept, never deleted) and return where it went."""
-        n = 1
-        while (aside := self.path.with_name(f"{self.path.stem}.stale{n}{self.path.suffix}")).exists():
-            n += 1
-        os.replace(self.path, aside)
+        aside = move_aside(self.path)
         self._records = {}
         return aside
 
@@ -95,11 +91,11 @@ class Journal:
         if self._handle is None:
             raise RuntimeError("journal is not open")
         self._write(record)
-        self._records[_index_key(record["index"])] = record
+        self._records[index_key(record["index"])] = record
 
     def _write(self, obj: dict[str, Any]) -> None:
         assert self._handle is not None
-        self._handle.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+        self._handle.write(scrub(json.dumps(obj, ensure_ascii=False, default=str), self._secrets) + "\n")
         self._handle.flush()
 
     def close(self) -> None:
@@ -116,4 +112,4 @@ class Journal:
 
 
 def index_keys(values: Iterable[Any]) -> list[str]:
-    return [_index_key(v) for v in values]
+    return [index_key(v) for v in values]

@@ -6,17 +6,25 @@ through their registries only.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vlmkit import config
+from vlmkit.cells import whole_number
+from vlmkit.errors import ConfigError
 from vlmkit.registry import Entry, RegistryError, import_target
 
 API_TARGET = "vlm.api.openai_compat:OpenAICompatModel"
 HF_TARGET = "vlm.hf.generic:HFVisionModel"
 _SECRET_KEYS = frozenset({"api_key"})
+
+
+def _number(value: Any) -> bool:
+    """A finite int or float (not a bool, not a string)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass
@@ -31,7 +39,29 @@ class ModelOptions:
     nframe: int | None = None  # video frames per clip (default: the model's, 8)
     fps: float | None = None  # video frames per second; replaces nframe
     video_mode: str | None = None  # API models: "frames" (default) or "video_url"
+    timeout: float | None = None  # API models: seconds to wait for one answer (default: the model's, 60)
+    retries: int | None = None  # API models: extra attempts after a retryable failure (default: the model's, 3)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> None:
+        """ConfigError (one line naming the flag) for a value that cannot work."""
+        if self.timeout is not None and not (_number(self.timeout) and self.timeout > 0):
+            raise ConfigError(f"--timeout must be a number of seconds above 0; got {self.timeout!r}")
+        if self.retries is not None and (whole_number(self.retries) is None or whole_number(self.retries) < 0):
+            raise ConfigError(f"--retries must be a whole number, 0 or more; got {self.retries!r}")
+        if self.max_tokens is not None and (whole_number(self.max_tokens) is None or whole_number(self.max_tokens) < 1):
+            raise ConfigError(f"--max-tokens must be a whole number, 1 or more; got {self.max_tokens!r}")
+        if self.temperature is not None and not (_number(self.temperature) and self.temperature >= 0):
+            raise ConfigError(f"--temperature must be a number, 0 or more; got {self.temperature!r}")
+
+    def api_kwargs(self) -> dict[str, Any]:
+        """The connection settings only API models take (timeout, retries), where given."""
+        kwargs: dict[str, Any] = {}
+        if self.timeout is not None:
+            kwargs["timeout"] = float(self.timeout)
+        if self.retries is not None:
+            kwargs["retries"] = whole_number(self.retries)
+        return kwargs
 
     def video_kwargs(self, *, api: bool) -> dict[str, Any]:
         """The video-sampling kwargs both model kinds take (and video_mode, which only API models take)."""
@@ -70,6 +100,21 @@ def model_folder_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "_", tail)
 
 
+def check_api_base(api_base: str, where: str = "--api-base") -> None:
+    """ConfigError (one line) for a base URL the API model would refuse (no scheme, credentials in it).
+
+    The rule lives with the API model (`chat_completions_url`), reached through the registry's lazy import."""
+    parse = import_target(API_TARGET.split(":", 1)[0] + ":chat_completions_url", what="the API model")
+    try:
+        parse(api_base)
+    except ConfigError as exc:  # already names --api-base, and never echoes a URL that holds credentials
+        if where == "--api-base":
+            raise
+        raise ConfigError(f"{where}: {exc}") from None
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
 def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
     """Registry name, alias, local path or served model name -> class and kwargs.
 
@@ -81,17 +126,21 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
     from vlm.registry import model_registry
 
     options = options or ModelOptions()
+    options.check()
     registry = model_registry()
     entry: Entry | None = registry.get(name) if name in registry else None
 
     if options.api_base or (entry is not None and entry.target == API_TARGET):
         kwargs: dict[str, Any] = {"model": entry.kwargs.get("model", name) if entry else name}
         kwargs["api_base"] = options.api_base or config.openai_api_base()
+        if kwargs["api_base"] is not None:
+            check_api_base(kwargs["api_base"], "--api-base" if options.api_base else "$OPENAI_API_BASE")
         kwargs["api_key"] = options.api_key or config.openai_api_key()
         if options.max_tokens is not None:
             kwargs["max_tokens"] = options.max_tokens
         if options.temperature is not None:
             kwargs["temperature"] = options.temperature
+        kwargs.update(options.api_kwargs())
         return ModelSpec(name, API_TARGET, {**kwargs, **options.video_kwargs(api=True), **options.extra})
 
     if options.model_path or entry is not None or Path(name).is_dir():

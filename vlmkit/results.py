@@ -12,6 +12,7 @@ import platform
 import re
 import subprocess
 import sys
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -21,6 +22,7 @@ import pandas as pd
 
 from vlmkit import __version__
 from vlmkit.files import write_text_atomic
+from vlmkit.secrets import scrub
 
 SCHEMA_VERSION = 1
 EXCEL_CELL_LIMIT = 32_767
@@ -113,9 +115,11 @@ def strict_json(value: Any) -> Any:
     return value
 
 
-def write_json(path: Path, obj: dict[str, Any]) -> None:
+def write_json(path: Path, obj: dict[str, Any], secrets: Iterable[str | None] = ()) -> None:
+    """obj as strict JSON, with every secret given scrubbed wherever it appears (a last guard: nothing that reaches
+    results.json should hold one)."""
     text = json.dumps(strict_json(obj), ensure_ascii=False, indent=2, default=str, allow_nan=False)
-    write_text_atomic(path, text + "\n")
+    write_text_atomic(path, scrub(text, secrets) + "\n")
 
 
 def format_table(rows: list[dict[str, Any]], columns: list[str]) -> str:

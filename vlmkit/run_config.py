@@ -10,8 +10,10 @@
         few_shot: 0
         subsets: [example]                 # EvalScope directories only
     options: {nproc: 8, max_tokens: 512}   # any `vlmkit run` option, spelled with underscores
+                                           # (timeout, retries, keep_local_tsv, api_base, api_key, ...)
 
-Flags given on the command line win over the file; lists from both are joined.
+Flags given on the command line win over the file; lists from both are joined. An `api_key` given here is used like
+--api-key: it reaches no file vlmkit writes and no log line (results.json records the command line with it masked).
 """
 
 from __future__ import annotations

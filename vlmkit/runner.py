@@ -4,24 +4,50 @@ Per (model, dataset) the work folder `<work_dir>/<model>/<dataset>/` holds `jour
 arrive; a rerun resumes from it), `predictions.jsonl` (one line per sample in dataset order, scored fields added
 after evaluation) and `results.json`. The VLMEvalKit files `<model>_<dataset>.xlsx` and `_acc.csv`/`_score.csv`
 sit in `<work_dir>/<model>/` where its users' scripts look for them.
+
+What a run trusts and refuses:
+- Resume: a journal is reused when its fingerprint (vlmkit.fingerprint: what answers depend on) matches, and each
+  journalled answer whose prompt or per-row parameters differ from what this run builds is asked again (a note).
+- API models are probed once before their first inference; the first samples all failing the same way
+  (vlmkit.failures) stop the pair, and the model's remaining datasets are skipped.
+- A pair with no answer writes no xlsx and no score file; `--mode eval` never moves a journal and never replaces
+  a results.json that holds more answers. Stopped and interrupted pairs write nothing but their journal.
+- One model is held at a time: `close()` and dropped after its last dataset.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from vlmkit.errors import DataError
+from vlmkit import config
+from vlmkit.cells import listed
 from vlmkit.distributed import barrier, local_rank_device, rank_world
-from vlmkit.inference import Task, run_api, run_local
+from vlmkit.errors import ConfigError, DataError
+from vlmkit.failures import FirstFailures, RunStopped, errors_by_kind, scoring_failures, with_hint
+from vlmkit.files import move_aside
+from vlmkit.fingerprint import differences, run_fingerprint, same_settings
+from vlmkit.generation import ModelCallError
+from vlmkit.inference import (
+    Task,
+    prompt_digest,
+    prompt_failure_record,
+    prompt_for_record,
+    prompt_hash,
+    run_api,
+    run_local,
+)
 from vlmkit.journal import Journal, index_keys
+from vlmkit.registry import import_target
 from vlmkit.resolve import HF_TARGET, ModelOptions, ModelSpec, model_folder_name, resolve_model
 from vlmkit.results import (
     format_table,
@@ -33,10 +59,15 @@ from vlmkit.results import (
     write_prediction_table,
     write_summary_table,
 )
+from vlmkit.run_files import better_results, usage_totals, write_predictions
 from vlmkit.scoring.result import EvalResult
+from vlmkit.secrets import redacted_argv, scrub
 
 log = logging.getLogger("vlmkit")
 MODES = ("all", "infer", "eval")
+# What building one row's prompt may raise for that row alone (a bad cell, an unreadable or oversized file): the row
+# gets an error record and the others go on.
+PROMPT_ERRORS = (ValueError, OSError, ModelCallError)
 
 
 @dataclass
@@ -50,108 +81,263 @@ class RunOptions:
     fuzzy: bool = False
     root: Path | None = None  # $LMUData; None = vlmkit.config.lmu_data_root()
     progress: bool = True
+    keep_local_tsv: bool = False  # run a local TSV whose MD5 differs from the catalog's instead of refusing it
+
+    def check(self) -> None:
+        """ConfigError (one line naming the flag) for a value that cannot work."""
+        if self.mode not in MODES:
+            raise ConfigError(f"--mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        for flag, value in (("--limit", self.limit), ("--nproc", self.nproc), ("--batch-size", self.batch_size)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ConfigError(f"{flag} must be a whole number, 1 or more; got {value!r}")
 
 
 @dataclass
 class DatasetRun:
-    """What one (model, dataset) pair ended with."""
+    """What one (model, dataset) pair ended with.
+
+    status: success | partial (some samples failed) | failed (every sample failed: nothing scored) | inferred
+    (--mode infer) | no_target (nothing to score against) | shard_done (a rank > 0 of a sharded run) | stopped (the
+    probe failed or the first samples all failed the same way: `message` says why) | skipped (not run: the model
+    stopped on an earlier dataset) | no_answers (--mode eval found no answer) | kept (--mode eval would have
+    replaced results that hold more answers). vlmkit.exit_codes maps each to an exit code.
+    """
 
     model: str
     dataset: str
-    status: str  # success | partial | inferred | no_target | shard_done (a rank > 0 of a sharded run)
+    status: str
     n_total: int
     n_completed: int
     n_errors: int
     evaluation: EvalResult | None = None
     files: dict[str, str] = field(default_factory=dict)
+    message: str | None = None  # one line: why the pair stopped or wrote nothing
+    errors: dict[str, dict[str, Any]] = field(default_factory=dict)  # vlmkit.failures.errors_by_kind
+    scoring_failures: dict[str, dict[str, Any]] = field(default_factory=dict)  # vlmkit.failures.scoring_failures
+    notes: list[str] = field(default_factory=list)
 
 
 class Runner:
     def __init__(self, options: RunOptions, model_options: ModelOptions | None = None) -> None:
-        if options.mode not in MODES:
-            raise ValueError(f"--mode must be one of {', '.join(MODES)}, got {options.mode!r}")
+        options.check()
         self.options = options
         self.model_options = model_options or ModelOptions()
         self._models: dict[str, Any] = {}
+        self._probes: dict[str, dict[str, Any] | None] = {}
+        self._secrets: set[str] = set()
 
-    def run(self, datasets: list[str], models: list[str], custom: list[dict[str, Any]] | None = None) -> list[DatasetRun]:
-        """Every model on every dataset: catalog/TSV names, and custom files (entries as vlmkit.run_config makes)."""
-        specs = [resolve_model(name, self.model_options) for name in models]  # fail fast on unknown names
+    def run(self, datasets: list[str], models: list[str | ModelSpec], custom: list[dict[str, Any]] | None = None
+            ) -> list[DatasetRun]:
+        """Every model on every dataset: catalog/TSV names, and custom files (entries as vlmkit.run_config makes).
+
+        Models are names (resolved here) or ModelSpecs. One model is held at a time: after its last dataset it is
+        closed and dropped before the next one is built. A model that stops (probe, first samples) skips its
+        remaining datasets; the other models still run."""
+        specs = [m if isinstance(m, ModelSpec) else resolve_model(m, self.model_options) for m in models]  # fail fast
+        for spec in specs:
+            self._remember_secret(spec)
         built = self.build_datasets(datasets, custom or [])
-        return [self.run_one(spec, dataset) for spec in specs for dataset in built]
+        for dataset in built:
+            self._rows(dataset)  # an empty dataset is an error before anything is asked
+        outcomes: list[DatasetRun] = []
+        for spec in specs:
+            try:
+                for i, dataset in enumerate(built):
+                    outcome = self.run_one(spec, dataset)
+                    outcomes.append(outcome)
+                    if outcome.status == "stopped":
+                        why = f"not run ({spec.name} stopped on {dataset.name})"
+                        outcomes += [
+                            DatasetRun(spec.name, d.name, "skipped", len(self._rows(d)), 0, 0,
+                                       message=f"{spec.name} x {d.name}: {why}")
+                            for d in built[i + 1 :]
+                        ]
+                        break
+            finally:
+                self.release(spec)
+        return outcomes
 
     def build_datasets(self, datasets: list[str], custom: list[dict[str, Any]]) -> list[Any]:
-        return build_datasets(datasets, custom, root=self.options.root, progress=self.options.progress)
+        return build_datasets(datasets, custom, root=self.options.root, progress=self.options.progress,
+                              keep_local_tsv=self.options.keep_local_tsv)
+
+    def release(self, spec: ModelSpec) -> None:
+        """Close the model built for spec (weights, connections) and drop every reference the runner holds."""
+        model = self._models.pop(spec.name, None)
+        if model is None:
+            return
+        close = getattr(model, "close", None)
+        del model
+        if callable(close):
+            close()
+        del close
+        gc.collect()
 
     # One (model, dataset) ----------------------------------------------------------------------------------
     def run_one(self, spec: ModelSpec, dataset: Any) -> DatasetRun:
         started = now_iso()
         began = time.perf_counter()
+        self._remember_secret(spec)
         model_dir = self.options.work_dir / model_folder_name(spec.name)
         run_dir = model_dir / dataset.name
-        rows = dataset.data if self.options.limit is None else dataset.data.head(self.options.limit)
+        rows = self._rows(dataset)
         keys = index_keys(rows["index"])
+        label = f"{spec.name} x {dataset.name}"
+        eval_only = self.options.mode == "eval"
 
         rank, world = rank_world()
-        journal = Journal(run_dir / ("journal.jsonl" if world == 1 else f"journal.rank{rank}.jsonl"), self._fingerprint(spec, dataset))
-        self._check_fingerprint(journal)
-        done = {k for k, rec in self._all_records(run_dir, journal).items() if rec.get("error") is None}
-        # Rank r owns rows r, r+world, ...: a partition of positions, the same on every rank whatever is done.
-        mine = range(rank, len(keys), world)
-        pending = [pos for pos in mine if keys[pos] not in done]
-
-        if self.options.mode in ("all", "infer") and pending:
-            model = self._model(spec)
-            tasks = [self._task(model, dataset, rows.iloc[pos].to_dict()) for pos in pending]
-            desc = f"{spec.name} x {dataset.name}"
-            with journal:
-                if getattr(model, "is_api", False):
-                    run_api(model, tasks, journal, dataset=dataset.name, nproc=self.options.nproc, desc=desc)
-                else:
-                    run_local(model, tasks, journal, dataset=dataset.name, batch_size=self.options.batch_size, desc=desc)
+        fingerprint = run_fingerprint(spec.name, spec.target, spec.kwargs, dataset)
+        journal = Journal(run_dir / ("journal.jsonl" if world == 1 else f"journal.rank{rank}.jsonl"), fingerprint,
+                          secrets=self._secrets)
+        notes: list[str] = []
+        if not eval_only:
+            self._check_fingerprint(journal, self._result_files(model_dir, run_dir, spec, dataset))
+            try:
+                notes += self._infer(spec, dataset, rows, keys, journal, rank, world, label)
+            except RunStopped as stop:
+                if world > 1:
+                    barrier()  # the other ranks wait there; each says for itself why it stopped
+                records = self._all_records(run_dir, journal)
+                errors = self._scrubbed(errors_by_kind(records, keys))
+                n_ok = sum(1 for k in keys if k in records and records[k].get("error") is None)
+                return DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok,
+                                  sum(e["count"] for e in errors.values()), message=self._scrub(f"{label}: {stop}"),
+                                  errors=errors, notes=notes)
 
         if world > 1:
             barrier()  # every rank has journalled its share
             if rank != 0:  # rank 0 merges the journals and scores
-                ok = sum(1 for rec in journal.records.values() if rec.get("error") is None)
-                return DatasetRun(spec.name, dataset.name, "shard_done", len(mine), ok, len(journal.records) - ok)
-        records = self._all_records(run_dir, journal)
-        predictions = [records.get(k, {}).get("prediction") if records.get(k, {}).get("error") is None else None for k in keys]
+                own = journal.load()
+                ok = sum(1 for rec in own.values() if rec.get("error") is None)
+                n_mine = len(range(rank, len(keys), world))
+                return DatasetRun(spec.name, dataset.name, "shard_done", n_mine, ok, len(own) - ok)
+        records = self._all_records(run_dir, journal, any_settings=eval_only, notes=notes if eval_only else None)
+        predictions = [
+            records.get(k, {}).get("prediction") if records.get(k, {}).get("error") is None else None for k in keys
+        ]
         n_completed = sum(p is not None for p in predictions)
         n_errors = sum(1 for k in keys if records.get(k, {}).get("error") is not None)
+        errors = self._scrubbed(errors_by_kind(records, keys))
+
+        if eval_only:
+            refused = self._eval_refusal(run_dir, label, len(keys), n_completed)
+            if refused is not None:
+                return DatasetRun(spec.name, dataset.name, refused[0], len(keys), n_completed, n_errors,
+                                  message=refused[1], errors=errors, notes=notes)
+
         table = rows.copy()
         table["prediction"] = predictions
-
         files = {"journal": str(journal.path) if world == 1 else str(run_dir / "journal.rank*.jsonl")}
-        xlsx = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}.xlsx"
-        truncated = write_prediction_table(xlsx, table)
-        files["predictions_xlsx"] = str(xlsx)
+        truncated = 0
+        if n_completed:  # a table of nothing but empty predictions would read as a model that said nothing
+            xlsx = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}.xlsx"
+            truncated = write_prediction_table(xlsx, table)
+            files["predictions_xlsx"] = str(xlsx)
 
-        evaluation = None
-        status = "inferred"
-        if self.options.mode in ("all", "eval"):
-            if "answer" in table and table["answer"].notna().any():
-                evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy)
-                evaluation.counts.setdefault("inference_errors", len(keys) - n_completed)
-                if evaluation.table is not None:
-                    summary = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}_{evaluation.table_suffix}.csv"
-                    write_summary_table(summary, evaluation.table)
-                    files["summary_csv"] = str(summary)
-                status = "success" if n_completed == len(keys) else "partial"
-            else:
-                status = "no_target"
+        evaluation, status = self._evaluate(dataset, table, len(keys), n_completed, notes)
+        if evaluation is not None and evaluation.table is not None:
+            summary = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}_{evaluation.table_suffix}.csv"
+            write_summary_table(summary, evaluation.table)
+            files["summary_csv"] = str(summary)
+        scored_badly = self._scrubbed(scoring_failures(evaluation.per_sample if evaluation else None,
+                                                       dict(zip(keys, predictions))))
 
         files["predictions"] = str(run_dir / "predictions.jsonl")
-        self._write_predictions(run_dir / "predictions.jsonl", keys, rows, records, evaluation)
+        write_predictions(run_dir / "predictions.jsonl", keys, rows, records, evaluation)
         files["results"] = str(run_dir / "results.json")
-        outcome = DatasetRun(spec.name, dataset.name, status, len(keys), n_completed, n_errors, evaluation, files)
+        outcome = DatasetRun(spec.name, dataset.name, status, len(keys), n_completed, n_errors, evaluation, files,
+                             errors=errors, scoring_failures=scored_badly, notes=notes)
         write_json(
             run_dir / "results.json",
             self._results(spec, dataset, outcome, records, keys, started, time.perf_counter() - began, truncated),
+            secrets=self._secrets,
         )
         return outcome
 
+    def _evaluate(self, dataset: Any, table: pd.DataFrame, n_total: int, n_completed: int, notes: list[str]
+                  ) -> tuple[EvalResult | None, str]:
+        """(evaluation, status); no evaluation when there is no answer, no target, or nothing could be scored."""
+        if n_completed == 0:
+            return None, "failed"
+        if self.options.mode == "infer":
+            return None, "inferred" if n_completed == n_total else "partial"
+        if "answer" not in table or not table["answer"].notna().any():
+            return None, "no_target"
+        evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy)
+        evaluation.counts.setdefault("inference_errors", n_total - n_completed)
+        if evaluation.counts.get("scored", 1) == 0:  # no figure that would read as a result
+            notes += evaluation.notes
+            return None, "no_target"
+        return evaluation, "success" if n_completed == n_total else "partial"
+
+    def _infer(self, spec: ModelSpec, dataset: Any, rows: pd.DataFrame, keys: list[str], journal: Journal, rank: int,
+               world: int, label: str) -> list[str]:
+        """Ask the model for this rank's rows that have no answer, or whose journalled prompt or parameters differ
+        from what is built now; journal each answer. Returns notes for results.json. RunStopped when the probe or
+        the first samples say that the rest would fail too."""
+        records = self._all_records(journal.path.parent, journal)
+        build = self._prompter(spec, dataset)
+        tasks: list[Task] = []
+        unbuildable: list[dict[str, Any]] = []
+        changed: list[Any] = []
+        for pos in range(rank, len(keys), world):
+            record = records.get(keys[pos])
+            answered = record is not None and record.get("error") is None
+            line = rows.iloc[pos].to_dict()
+            try:
+                task = self._task(build, dataset, line)
+            except PROMPT_ERRORS as exc:
+                if not answered:  # an answer asked before stays; a new row fails alone
+                    unbuildable.append(prompt_failure_record(line["index"], line.get("answer"), exc))
+                continue
+            if answered:
+                if _same_request(record, task):
+                    continue
+                changed.append(line["index"])
+            tasks.append(task)
+        notes: list[str] = []
+        if changed:
+            note = (f"{label}: {len(changed)} journalled answer(s) were asked with another prompt or other parameters "
+                    f"than this run builds; asked again: index {listed(changed)}")
+            log.warning("%s", note)
+            notes.append(note)
+        if not tasks and not unbuildable:
+            return notes
+        model = self._model(spec) if tasks else None
+        is_api = bool(getattr(model, "is_api", False))
+        if is_api:
+            self._probe(spec, model)
+        with journal:
+            for record in unbuildable:
+                journal.append(record)
+            if is_api:
+                run_api(model, tasks, journal, dataset=dataset.name, nproc=self.options.nproc, desc=label,
+                        progress=self.options.progress, watch=FirstFailures(len(tasks)).check)
+            elif model is not None:
+                run_local(model, tasks, journal, dataset=dataset.name, batch_size=self.options.batch_size, desc=label,
+                          progress=self.options.progress)
+        return notes
+
     # Helpers ------------------------------------------------------------------------------------------------
+    def _rows(self, dataset: Any) -> pd.DataFrame:
+        rows = dataset.data if self.options.limit is None else dataset.data.head(self.options.limit)
+        if len(rows) == 0:
+            source = getattr(dataset, "tsv_path", None) or getattr(dataset, "source", None) or dataset.name
+            raise DataError(f"{source}: no rows (only a header?); nothing to evaluate")
+        return rows
+
+    def _remember_secret(self, spec: ModelSpec) -> None:
+        for secret in (spec.kwargs.get("api_key"), config.openai_api_key()):
+            if isinstance(secret, str) and secret:
+                self._secrets.add(secret)
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, self._secrets)
+
+    def _scrubbed(self, obj: Any) -> Any:
+        """obj (JSON-able) with every known key replaced wherever it appears in a string."""
+        return json.loads(scrub(json.dumps(obj, default=str), self._secrets)) if self._secrets else obj
+
     def _model(self, spec: ModelSpec) -> Any:
         if spec.name not in self._models:
             run_kwargs: dict[str, Any] = {}
@@ -159,93 +345,109 @@ class Runner:
                 run_kwargs["batch_size"] = self.options.batch_size
                 if rank_world()[1] > 1 and "device" not in spec.kwargs:
                     run_kwargs["device"] = local_rank_device()
-            elif spec.is_api:
-                run_kwargs["pool_size"] = max(64, self.options.nproc)
             self._models[spec.name] = spec.build(**run_kwargs)
         return self._models[spec.name]
 
-    @staticmethod
-    def _task(model: Any, dataset: Any, line: dict[str, Any]) -> Task:
+    def _probe(self, spec: ModelSpec, model: Any) -> None:
+        """Ask an API model's server once, before its first inference (`probe()`, where the model has one)."""
+        if spec.name in self._probes:
+            return
+        probe = getattr(model, "probe", None)
+        if probe is None:
+            self._probes[spec.name] = None
+            return
+        try:
+            info = probe()
+        except ModelCallError as exc:
+            raise RunStopped(with_hint(f"stopped before asking anything: {exc}")) from None
+        info = self._scrubbed(dict(info or {}))
+        if info.get("warning"):
+            log.warning("%s: %s", spec.name, info["warning"])
+        self._probes[spec.name] = info
+
+    def _prompter(self, spec: ModelSpec, dataset: Any) -> Callable[[dict[str, Any]], list[Any]]:
+        """How this run builds a row's prompt: the dataset's, or the model's own where it says so (which needs the
+        model built; a class that never owns prompts is not built for this)."""
+        from vlm.base import BaseModel
+
+        cls = import_target(spec.target, what=f"model {spec.name!r}")
+        if getattr(cls, "use_custom_prompt", BaseModel.use_custom_prompt) is BaseModel.use_custom_prompt:
+            return dataset.build_prompt
+        model = self._model(spec)
         if model.use_custom_prompt(dataset.name):
-            msgs = model.build_prompt(line, dataset.name)
-        else:
-            msgs = dataset.build_prompt(line)
+            return lambda line: model.build_prompt(line, dataset.name)
+        return dataset.build_prompt
+
+    @staticmethod
+    def _task(build: Callable[[dict[str, Any]], list[Any]], dataset: Any, line: dict[str, Any]) -> Task:
+        msgs = build(line)
         params = dataset.generation_params(line) if hasattr(dataset, "generation_params") else None
         return Task(index=line["index"], msgs=msgs, target=line.get("answer"), params=params or None)
 
-    @staticmethod
-    def _fingerprint(spec: ModelSpec, dataset: Any) -> dict[str, Any]:
-        return {
-            "model": spec.name,
-            "target": spec.target,
-            "model_kwargs": json.loads(json.dumps(spec.public_kwargs(), default=str)),
-            "dataset": dataset.name,
-            "dataset_md5": dataset.file_md5,
-        }
-
-    def _all_records(self, run_dir: Path, own: Journal) -> dict[str, dict[str, Any]]:
+    def _all_records(self, run_dir: Path, own: Journal, *, any_settings: bool = False,
+                     notes: list[str] | None = None) -> dict[str, dict[str, Any]]:
         """Records of every journal in run_dir written under the same settings (all ranks of a sharded run, or an
-        earlier run with another world size); a successful record wins over an error for the same index."""
+        earlier run with another world size); a successful record wins over an error for the same index.
+        any_settings (--mode eval): journals written under other settings count too, with a warning and a note."""
         merged: dict[str, dict[str, Any]] = {}
         for path in sorted(run_dir.glob("journal*.jsonl")):
             if ".stale" in path.name:
                 continue
             journal = Journal(path, own.fingerprint)
-            if journal.stored_fingerprint() != own.fingerprint and not self.options.reuse:
-                continue
+            stored = journal.stored_fingerprint()
+            if not same_settings(stored, own.fingerprint):
+                if any_settings:
+                    what = ", ".join(differences(stored, own.fingerprint))
+                    note = f"{path} was written under other settings ({what} differ); scoring its answers as they are"
+                    log.warning("%s", note)
+                    if notes is not None:
+                        notes.append(note)
+                elif not self.options.reuse:
+                    continue
             for key, record in journal.load().items():
                 if key not in merged or merged[key].get("error") is not None:
                     merged[key] = record
         return merged
 
-    def _check_fingerprint(self, journal: Journal) -> None:
+    @staticmethod
+    def _result_files(model_dir: Path, run_dir: Path, spec: ModelSpec, dataset: Any) -> list[Path]:
+        """Every file a finished pair writes besides its journal (the xlsx and score csv where VLMEvalKit puts them)."""
+        stem = f"{model_folder_name(spec.name)}_{dataset.name}"
+        return [model_dir / f"{stem}.xlsx", model_dir / f"{stem}_acc.csv", model_dir / f"{stem}_score.csv",
+                run_dir / "predictions.jsonl", run_dir / "results.json"]
+
+    def _check_fingerprint(self, journal: Journal, result_files: list[Path]) -> None:
+        """A journal written under other settings is moved aside (kept) with the result files made from it, so a
+        score file of the earlier settings never stands beside a results.json of these (a run that then scores
+        nothing would leave it there, read as current)."""
         stored = journal.stored_fingerprint()
-        if stored is None or stored == journal.fingerprint:
+        if stored is None or same_settings(stored, journal.fingerprint):
             return
+        what = ", ".join(differences(stored, journal.fingerprint))
         if self.options.reuse:
-            log.warning("%s was written under other settings; --reuse keeps its answers", journal.path)
+            log.warning("%s was written under other settings (%s differ); --reuse keeps its answers",
+                        journal.path, what)
             return
         aside = journal.set_aside()
-        log.warning("%s was written under other settings; moved to %s and starting afresh", journal.path, aside.name)
+        moved = [move_aside(path).name for path in result_files if path.is_file()]
+        log.warning("%s was written under other settings (%s differ); moved to %s%s and starting afresh",
+                    journal.path, what, aside.name, f" (with {', '.join(moved)})" if moved else "")
 
     @staticmethod
-    def _write_predictions(
-        path: Path, keys: list[str], rows: pd.DataFrame, records: dict[str, dict], evaluation: EvalResult | None
-    ) -> None:
-        scored: dict[str, dict[str, Any]] = {}
-        if evaluation is not None:
-            for row in evaluation.per_sample.to_dict(orient="records"):
-                key = index_keys([row.pop("index")])[0]
-                scored[key] = row
-        passthrough = [c for c in rows.columns if c not in ("index", "answer")]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        with open(tmp, "w", encoding="utf-8") as handle:
-            for key, row in zip(keys, rows.to_dict(orient="records")):
-                record = dict(records.get(key) or {"index": row["index"], "prediction": None, "error": {"kind": "not_run"}})
-                record["metadata"] = {c: _plain(row[c]) for c in passthrough}
-                record.update({k: _plain(v) for k, v in scored.get(key, {}).items()})
-                handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        tmp.replace(path)
+    def _eval_refusal(run_dir: Path, label: str, n_total: int, n_completed: int) -> tuple[str, str] | None:
+        """(status, message) when --mode eval must write nothing: no answer to score, or results.json already
+        holds more answers for the same rows than the journals do now."""
+        if n_completed == 0:
+            return "no_answers", (f"{label}: no answer to score in {run_dir} (--mode eval scores journalled answers; "
+                                  "run --mode all or infer first)")
+        held = better_results(run_dir / "results.json", n_total, n_completed)
+        if held is not None:
+            return "kept", (f"{label}: {run_dir / 'results.json'} holds {held} answers, the journals only "
+                            f"{n_completed}; results not overwritten (run --mode all to ask for the rest)")
+        return None
 
-    def _results(
-        self,
-        spec: ModelSpec,
-        dataset: Any,
-        outcome: DatasetRun,
-        records: dict[str, dict],
-        keys: list[str],
-        started: str,
-        duration: float,
-        truncated_cells: int,
-    ) -> dict[str, Any]:
-        usage = {"requests": 0, "input_tokens": 0, "output_tokens": 0, "reasoning_tokens": 0}
-        for key in keys:
-            rec_usage = (records.get(key) or {}).get("usage")
-            if rec_usage:
-                usage["requests"] += 1
-                for name in ("input_tokens", "output_tokens", "reasoning_tokens"):
-                    usage[name] += int(rec_usage.get(name) or 0)
+    def _results(self, spec: ModelSpec, dataset: Any, outcome: DatasetRun, records: dict[str, dict], keys: list[str],
+                 started: str, duration: float, truncated_cells: int) -> dict[str, Any]:
         model = self._models.get(spec.name)
         return {
             "schema_version": 1,
@@ -253,7 +455,7 @@ class Runner:
             "started_at": started,
             "completed_at": now_iso(),
             "duration_s": round(duration, 3),
-            "argv": sys.argv,
+            "argv": redacted_argv(sys.argv, self._secrets),
             "packages": package_versions(),
             "git": git_state(Path(__file__).resolve().parent.parent),
             "host": host_info(),
@@ -262,9 +464,11 @@ class Runner:
                 "target": spec.target,
                 "kwargs": spec.public_kwargs(),
                 "settings": model.settings() if model is not None else None,
+                "probe": self._probes.get(spec.name),
             },
             "dataset": {**dataset.info(), "limit": self.options.limit, "n_evaluated": outcome.n_total},
-            "run": {"mode": self.options.mode, "nproc": self.options.nproc, "batch_size": self.options.batch_size},
+            "run": {"mode": self.options.mode, "nproc": self.options.nproc, "batch_size": self.options.batch_size,
+                    "keep_local_tsv": self.options.keep_local_tsv},
             "counts": {
                 "total": outcome.n_total,
                 "completed": outcome.n_completed,
@@ -272,25 +476,31 @@ class Runner:
                 "not_run": outcome.n_total - outcome.n_completed - outcome.n_errors,
                 "xlsx_cells_truncated": truncated_cells,
             },
+            "errors_by_kind": outcome.errors,
             "scoring": outcome.evaluation.to_dict() if outcome.evaluation is not None else None,
-            "usage": usage,
+            "scoring_failures": outcome.scoring_failures,
+            "usage": usage_totals(records, keys),
+            "notes": outcome.notes,
             "files": outcome.files,
         }
 
 
-def _plain(value: Any) -> Any:
-    """JSON-friendly scalars (NaN -> None, numpy -> Python)."""
-    if value is None:
-        return None
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return value.item() if hasattr(value, "item") else value
+def _same_request(record: dict[str, Any], task: Task) -> bool:
+    """Whether a journalled answer was asked with the prompt and per-row parameters this run builds for its row:
+    by `prompt_digest` (media by content), or for records written before it by `prompt_hash` (media by path). A
+    record with neither, written by another tool, is taken as it is."""
+    stored = prompt_for_record(task.msgs)
+    if record.get("prompt_digest") is not None:
+        if record["prompt_digest"] != prompt_digest(stored):
+            return False
+    elif record.get("prompt_hash") is not None and record["prompt_hash"] != prompt_hash(stored):
+        return False
+    params = json.loads(json.dumps(task.params, default=str)) if task.params else None
+    return (record.get("params") or None) == params
 
 
 def summary_rows(outcomes: list[DatasetRun]) -> str:
+    """The console table; a pair with nothing scored shows no value (never a 0 that reads as a score)."""
     rows = []
     for o in outcomes:
         ev = o.evaluation
@@ -311,12 +521,13 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
 
 
 def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,
-                   progress: bool = True) -> list[Any]:
+                   progress: bool = True, keep_local_tsv: bool = False) -> list[Any]:
     """Catalog/TSV names and custom-file entries (as vlmkit.run_config makes them) -> dataset objects; an
-    EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder)."""
+    EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder).
+    keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it."""
     from datasets_tsv.registry import build_dataset
 
-    built = [build_dataset(name, root=root, progress=progress) for name in datasets]
+    built = [build_dataset(name, root=root, progress=progress, keep_local_tsv=keep_local_tsv) for name in datasets]
     if custom:
         from datasets_tsv.custom import build_custom_dataset, list_subsets
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.datasets_tsv.tsvs import b64, image_bytes, write_tsv
+from tests.e2e.run_helpers import chat_only, chat_requests
 
 
 def vlmkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -111,7 +112,7 @@ def test_custom_files_by_flags_and_by_config_file(tmp_path: Path):
     from tests.servers import FaultServer
 
     work = tmp_path / "out"
-    with FaultServer(_sum_answer) as server:
+    with FaultServer(chat_only(_sum_answer)) as server:
         result = vlmkit(
             "run", "--model", "served", "--api-base", server.base_url, "--work-dir", str(work),
             "--custom-dataset-path", str(CUSTOM / "test_mcq.csv"), str(CUSTOM / "test_qa.jsonl"),
@@ -132,7 +133,7 @@ def test_custom_files_by_flags_and_by_config_file(tmp_path: Path):
         before = len(server.requests)
         result = vlmkit("run", "--config", str(config))
         assert result.returncode == 0, result.stderr
-        bodies = [r.body for r in server.requests[before:]]
+        bodies = [r.body for r in chat_requests(server.requests[before:])]
     assert bodies and all(100 <= b["max_tokens"] <= 200 for b in bodies)  # the meta's output_config reached them
     run = json.loads((tmp_path / "out2" / "served" / "test_mcq" / "results.json").read_text())
     assert run["run"]["nproc"] == 3 and run["status"] == "success"

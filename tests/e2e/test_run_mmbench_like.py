@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from tests.e2e.run_helpers import chat_only, chat_requests
 from tests.servers import FaultServer, Recorded, Reply, chat_reply
 
 COLOURS = ["red", "green", "blue", "yellow"]
@@ -105,7 +106,7 @@ def test_run_scores_known_accuracy_and_resumes_after_a_kill(lmu: Path, tmp_path:
         return key_answer(request)
 
     work = tmp_path / "outputs"
-    with FaultServer(responder) as server:
+    with FaultServer(chat_only(responder)) as server:
         args = ["--data", "MyCircular", "--model", "served", "--api-base", server.base_url, "--nproc", "2"]
         first = vlmkit(args, lmu, work)
         deadline = time.monotonic() + 60
@@ -124,7 +125,7 @@ def test_run_scores_known_accuracy_and_resumes_after_a_kill(lmu: Path, tmp_path:
         out, err = second.communicate(timeout=120)
         assert second.returncode == 0, err
 
-    answered = Counter(question_key(r) for r in server.requests if r.number != hold_at)
+    answered = Counter(question_key(r) for r in chat_requests(server.requests) if r.number != hold_at)
     assert len(answered) == 4 * N_GROUPS  # every sample asked
     assert set(answered.values()) == {1}  # and none asked twice
 
@@ -160,7 +161,7 @@ def test_failed_calls_are_errors_not_predictions_and_are_retried(lmu: Path, tmp_
         return key_answer(request)
 
     work = tmp_path / "outputs"
-    with FaultServer(responder) as server:
+    with FaultServer(chat_only(responder)) as server:
         options = ModelOptions(api_base=server.base_url, extra={"retries": 0})
         runner = Runner(RunOptions(work_dir=work, nproc=2, root=lmu, progress=False), options)
         [outcome] = runner.run(["MyCircular"], ["served"])
@@ -172,9 +173,9 @@ def test_failed_calls_are_errors_not_predictions_and_are_retried(lmu: Path, tmp_
         assert outcome.evaluation.metrics["Overall"] == pytest.approx(3 / 6)  # group 2 counted as a miss
 
         failing["healthy"] = True
-        asked_before = len(server.requests)
+        asked_before = len(chat_requests(server.requests))
         [again] = Runner(RunOptions(work_dir=work, nproc=2, root=lmu, progress=False), options).run(["MyCircular"], ["served"])
-        assert len(server.requests) - asked_before == 4  # only the failed samples are asked again
+        assert len(chat_requests(server.requests)) - asked_before == 4  # only the failed samples are asked again
         assert again.status == "success" and again.evaluation.metrics["Overall"] == pytest.approx(EXPECTED_OVERALL)
 
 
@@ -186,7 +187,7 @@ def test_sharded_run_under_torchrun_env_asks_each_sample_once(lmu: Path, tmp_pat
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     work = tmp_path / "outputs"
-    with FaultServer(key_answer) as server:
+    with FaultServer(chat_only(key_answer)) as server:
         args = ["--data", "MyCircular", "--model", "served", "--api-base", server.base_url, "--nproc", "2"]
         ranks = []
         for rank in (0, 1):
@@ -195,7 +196,7 @@ def test_sharded_run_under_torchrun_env_asks_each_sample_once(lmu: Path, tmp_pat
         outputs = [p.communicate(timeout=180) for p in ranks]
         assert [p.returncode for p in ranks] == [0, 0], outputs
 
-    answered = Counter(question_key(r) for r in server.requests)
+    answered = Counter(question_key(r) for r in chat_requests(server.requests))
     assert len(answered) == 24 and set(answered.values()) == {1}
     run_dir = work / "served" / "MyCircular"
     shards = [len(json_lines(run_dir / f"journal.rank{r}.jsonl")) for r in (0, 1)]

@@ -45,3 +45,26 @@ def test_fingerprint_and_set_aside(tmp_path):
     assert other.stored_fingerprint() == {"max_tokens": 16}
     aside = other.set_aside()
     assert aside.name == "journal.stale1.jsonl" and aside.exists() and not path.exists()
+
+
+def test_index_keys_agree_with_the_dataset_readers(tmp_path):
+    """One index, however a reader spelled it: 3, 3.0, "3", " 3" and "3.0" are one row (vlmkit.cells.index_key)."""
+    from vlmkit.cells import index_key
+    from vlmkit.journal import index_keys
+
+    path = tmp_path / "journal.jsonl"
+    with Journal(path, {}) as journal:
+        journal.append({"index": " 3", "prediction": None, "error": {"kind": "timeout"}})
+        journal.append({"index": "3.0", "prediction": "C", "error": None})
+    assert set(Journal(path, {}).load()) == {"3"}
+    assert index_keys([3, 3.0, "3", " 3", "3.0"]) == ["3"] * 5 == [index_key(v) for v in (3, 3.0, "3", " 3", "3.0")]
+    assert index_keys(["a1", "1e3"]) == ["a1", "1000"]
+
+
+def test_no_line_holds_a_secret(tmp_path):
+    path = tmp_path / "journal.jsonl"
+    with Journal(path, {"model": "m"}, secrets=["sk-journal-secret", None, ""]) as journal:
+        journal.append({"index": 1, "prediction": None,
+                        "error": {"kind": "exception", "message": "RuntimeError: key sk-journal-secret refused"}})
+    text = path.read_text()
+    assert "sk-journal-secret" not in text and "key *** refused" in text

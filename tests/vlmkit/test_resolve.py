@@ -48,3 +48,39 @@ def test_video_sampling_options_reach_both_model_kinds(tmp_path):
     assert local.kwargs["nframe"] == 4 and "video_mode" not in local.kwargs
     with pytest.raises(RegistryError, match="video_url is for served models"):
         resolve_model("mine", ModelOptions(model_path=str(tmp_path), video_mode="video_url"))
+
+
+def test_timeout_and_retries_reach_api_models_only(tmp_path):
+    api = resolve_model("served", ModelOptions(api_base="http://127.0.0.1:9/v1", timeout=5, retries=0))
+    assert api.kwargs["timeout"] == 5.0 and api.kwargs["retries"] == 0
+    model = api.build()
+    assert model.settings()["timeout"] == 5.0 and model.settings()["retries"] == 0
+    local = resolve_model("mine", ModelOptions(model_path=str(tmp_path), timeout=5, retries=0))
+    assert "timeout" not in local.kwargs and "retries" not in local.kwargs
+
+
+@pytest.mark.parametrize(
+    ("options", "flag"),
+    [
+        (ModelOptions(api_base="http://127.0.0.1:9/v1", timeout=0), "--timeout"),
+        (ModelOptions(api_base="http://127.0.0.1:9/v1", timeout="30"), "--timeout"),
+        (ModelOptions(api_base="http://127.0.0.1:9/v1", retries=-1), "--retries"),
+        (ModelOptions(api_base="http://127.0.0.1:9/v1", retries=1.5), "--retries"),
+        (ModelOptions(api_base="http://127.0.0.1:9/v1", max_tokens=0), "--max-tokens"),
+        (ModelOptions(api_base="127.0.0.1:8000"), "--api-base"),
+        (ModelOptions(api_base="ftp://127.0.0.1:8000/v1"), "--api-base"),
+    ],
+)
+def test_settings_that_cannot_work_are_config_errors(options, flag):
+    from vlmkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=flag):
+        resolve_model("served", options)
+
+
+def test_a_bad_base_from_the_environment_names_the_variable(monkeypatch):
+    from vlmkit.errors import ConfigError
+
+    monkeypatch.setenv("OPENAI_API_BASE", "localhost:8000")
+    with pytest.raises(ConfigError, match=r"\$OPENAI_API_BASE"):
+        resolve_model("gpt-4o-mini")

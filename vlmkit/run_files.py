@@ -1,0 +1,70 @@
+"""The files one (model, dataset) pair of `vlmkit run` writes besides the journal: predictions.jsonl and the
+results.json document (schema in docs/outputs.md), and the rule that keeps a better-informed results.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vlmkit.journal import index_keys
+from vlmkit.scoring.result import EvalResult
+
+
+def plain(value: Any) -> Any:
+    """JSON-friendly scalars (NaN -> None, numpy -> Python)."""
+    if value is None:
+        return None
+    try:
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return value.item() if hasattr(value, "item") else value
+
+
+def write_predictions(
+    path: Path, keys: list[str], rows: pd.DataFrame, records: dict[str, dict], evaluation: EvalResult | None
+) -> None:
+    """One line per row in dataset order: its journal record (or `not_run`), its other TSV columns as metadata, and
+    the scorer's per-row fields."""
+    scored: dict[str, dict[str, Any]] = {}
+    if evaluation is not None:
+        for row in evaluation.per_sample.to_dict(orient="records"):
+            key = index_keys([row.pop("index")])[0]
+            scored[key] = row
+    passthrough = [c for c in rows.columns if c not in ("index", "answer")]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        for key, row in zip(keys, rows.to_dict(orient="records")):
+            record = dict(records.get(key) or {"index": row["index"], "prediction": None, "error": {"kind": "not_run"}})
+            record["metadata"] = {c: plain(row[c]) for c in passthrough}
+            record.update({k: plain(v) for k, v in scored.get(key, {}).items()})
+            handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+    tmp.replace(path)
+
+
+def usage_totals(records: dict[str, dict], keys: list[str]) -> dict[str, int]:
+    usage = {"requests": 0, "input_tokens": 0, "output_tokens": 0, "reasoning_tokens": 0}
+    for key in keys:
+        rec_usage = (records.get(key) or {}).get("usage")
+        if rec_usage:
+            usage["requests"] += 1
+            for name in ("input_tokens", "output_tokens", "reasoning_tokens"):
+                usage[name] += int(rec_usage.get(name) or 0)
+    return usage
+
+
+def better_results(path: Path, n_total: int, n_completed: int) -> int | None:
+    """How many answers an existing results.json for the same rows holds, when that is more than n_completed."""
+    try:
+        counts = json.loads(path.read_text(encoding="utf-8")).get("counts") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    completed = counts.get("completed") if isinstance(counts, dict) else None
+    if counts.get("total") == n_total and isinstance(completed, int) and completed > n_completed:
+        return completed
+    return None
