@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +22,16 @@ def lmu_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root.mkdir()
     monkeypatch.setenv("LMUData", str(root))
     return root
+
+
+@pytest.fixture(params=[0o022, 0o002], ids=["umask022", "umask002"])
+def umask(request: pytest.FixtureRequest) -> Iterator[int]:
+    """The process umask set for one test and restored after it; the value is the umask."""
+    old = os.umask(request.param)
+    try:
+        yield request.param
+    finally:
+        os.umask(old)
 
 
 class FileServer:

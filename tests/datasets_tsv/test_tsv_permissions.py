@@ -4,24 +4,14 @@ their manifest) get the permissions open() would give them, so teammates on shar
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
-import pytest
 
 from datasets_tsv.image_manifest import MANIFEST_NAME
 from datasets_tsv.image_mcq import ImageMCQDataset
 
 from .tsvs import b64, image_bytes, write_tsv
 
-
-@pytest.fixture(params=[0o022, 0o002], ids=["umask022", "umask002"])
-def umask(request):
-    old = os.umask(request.param)
-    try:
-        yield request.param
-    finally:
-        os.umask(old)
 
 
 def modes(paths: list[Path]) -> set[int]:

@@ -79,3 +79,9 @@ def vlmkit_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 3
 
 def stderr_lines(result: subprocess.CompletedProcess) -> list[str]:
     return [line for line in result.stderr.splitlines() if line.strip()]
+
+
+def run_served(api_base: str, work: Path, lmu: Path, *extra: str, data: str = "MyYN") -> subprocess.CompletedProcess:
+    """`vlmkit run --data DATA --model served --api-base URL --work-dir WORK` with $LMUData at lmu."""
+    return vlmkit_cli("run", "--data", data, "--model", "served", "--api-base", api_base, "--work-dir", str(work),
+                      *extra, env={"LMUData": str(lmu)})

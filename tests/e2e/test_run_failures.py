@@ -16,6 +16,7 @@ from tests.e2e.run_helpers import (
     chat_requests,
     probes,
     row_of,
+    run_served,
     stderr_lines,
     vlmkit_cli,
     write_yorn_tsv,
@@ -30,9 +31,7 @@ def yorn(lmu_root: Path) -> Path:
     return write_yorn_tsv(lmu_root / "MyYN.tsv", n=N)
 
 
-def run(server_base: str, work: Path, lmu: Path, *extra: str):
-    return vlmkit_cli("run", "--data", "MyYN", "--model", "served", "--api-base", server_base, "--work-dir", str(work),
-                      *extra, env={"LMUData": str(lmu)})
+run = run_served
 
 
 def assert_nothing_scored(work: Path) -> None:

@@ -14,8 +14,8 @@ from tests.e2e.run_helpers import (
     chat_requests,
     probes,
     row_of,
+    run_served,
     stderr_lines,
-    vlmkit_cli,
     write_yorn_tsv,
 )
 from tests.servers import FaultServer
@@ -28,9 +28,7 @@ def yorn(lmu_root: Path) -> Path:
     return write_yorn_tsv(lmu_root / "MyYN.tsv", n=N)
 
 
-def run(api_base: str, work: Path, lmu: Path, *extra: str):
-    return vlmkit_cli("run", "--data", "MyYN", "--model", "served", "--api-base", api_base, "--work-dir", str(work),
-                      *extra, env={"LMUData": str(lmu)})
+run = run_served
 
 
 def run_dir(work: Path) -> Path:

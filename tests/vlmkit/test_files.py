@@ -109,15 +109,6 @@ def test_contained_path_refuses_a_symlink_out(tmp_path):
         contained_path(folder, "out/x.jpg")
 
 
-@pytest.fixture(params=[0o022, 0o002], ids=["umask022", "umask002"])
-def umask(request):
-    """The process umask set for one test and restored after it; the value is the umask."""
-    old = os.umask(request.param)
-    try:
-        yield request.param
-    finally:
-        os.umask(old)
-
 
 def mode(path: Path) -> int:
     return path.stat().st_mode & 0o777
