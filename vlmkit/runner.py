@@ -200,9 +200,16 @@ class Runner:
                 records = self._all_records(run_dir, journal)
                 errors = self._scrubbed(errors_by_kind(records, keys))
                 n_ok = sum(1 for k in keys if k in records and records[k].get("error") is None)
-                return DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok,
-                                  sum(e["count"] for e in errors.values()), message=self._scrub(f"{label}: {stop}"),
-                                  errors=errors, notes=notes)
+                outcome = DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok,
+                                     sum(e["count"] for e in errors.values()), message=self._scrub(f"{label}: {stop}"),
+                                     errors=errors, notes=notes)
+                if not (run_dir / "results.json").exists():  # say why on disk too, where nothing better is lost
+                    outcome.files = {"journal": str(journal.path), "results": str(run_dir / "results.json")}
+                    write_json(run_dir / "results.json",
+                               self._results(spec, dataset, outcome, records, keys, started,
+                                             time.perf_counter() - began, 0),
+                               secrets=self._secrets)
+                return outcome
 
         if world > 1:
             barrier()  # every rank has journalled its share
@@ -480,6 +487,7 @@ class Runner:
             "scoring": outcome.evaluation.to_dict() if outcome.evaluation is not None else None,
             "scoring_failures": outcome.scoring_failures,
             "usage": usage_totals(records, keys),
+            "message": outcome.message,
             "notes": outcome.notes,
             "files": outcome.files,
         }

@@ -53,9 +53,27 @@ def test_model_not_found_stops_after_the_first_samples_quoting_the_server(yorn: 
     assert 8 <= asked <= 10 < N  # the first 8 (and at most the 2 in flight), not every row
     assert "http_4xx" in result.stdout and "first: row 0" in result.stdout  # the summary by kind
     assert_nothing_scored(work)
-    assert not (work / "served" / "MyYN" / "results.json").exists()  # a stopped pair writes only its journal
+    results = json.loads((work / "served" / "MyYN" / "results.json").read_text())  # none before: why, on disk
+    assert results["status"] == "stopped" and results["scoring"] is None and "does not exist" in results["message"]
+    assert results["errors_by_kind"]["http_4xx"]["status"] == 404
+    assert results["errors_by_kind"]["http_4xx"]["count"] == results["counts"]["inference_errors"] >= 8
     journal = (work / "served" / "MyYN" / "journal.jsonl").read_text().splitlines()[1:]
     assert all(json.loads(line)["error"]["status"] == 404 for line in journal)
+
+
+def test_a_stopped_rerun_keeps_the_results_an_earlier_run_wrote(yorn: Path, lmu_root: Path, tmp_path: Path):
+    def half(request: Recorded) -> Reply:  # answers the even rows, fails the odd ones for good
+        return chat_reply("Yes") if row_of(request) % 2 == 0 else Reply(500, {"error": {"message": "flaky"}})
+
+    work = tmp_path / "out"
+    with FaultServer(chat_only(half)) as server:
+        assert run(server.base_url, work, lmu_root, "--retries", "0").returncode == 3
+    results_path = work / "served" / "MyYN" / "results.json"
+    earlier = results_path.read_bytes()
+    with FaultServer(chat_only(lambda request: Reply(401, {"error": {"message": "bad key"}}))) as server:
+        again = run(server.base_url, work, lmu_root)
+    assert again.returncode == 4, again.stderr
+    assert results_path.read_bytes() == earlier  # the partial result with its scores stays; the stop is on stderr
 
 
 def test_a_max_tokens_refusal_names_the_flag_that_fixes_it(yorn: Path, lmu_root: Path, tmp_path: Path):

@@ -11,8 +11,9 @@ that decode video themselves (vLLM, SGLang, Ark). The API key is held privately 
 it appears in no repr, settings, error text or log line.
 
 max_tokens defaults to None: the request carries no `max_tokens`, and each server applies its own default. vLLM
-and SGLang then allow the rest of the context window, so a server started with a short `--max-model-len` works
-without a flag (a fixed 1024 failed every row there with "max_tokens=1024 cannot be greater than
+(0.32, measured) takes the checkpoint's generation_config `max_new_tokens` when it has one, else the rest of the
+context window, and in either case never more than the room left; SGLang the rest of the context window. So a
+server started with a short `--max-model-len` works without a flag (a fixed 1024 failed every row there with "max_tokens=1024 cannot be greater than
 max_model_len=512"); `transformers serve` (5.x, measured) generates up to max(1024, the checkpoint's
 generation_config max_new_tokens) new tokens; OpenAI's API takes it as optional too. For comparison,
 VLMEvalKit's `OpenAIWrapper` (vlmeval/api/gpt.py) always sends one: `max_tokens=2048` in current versions (1024
