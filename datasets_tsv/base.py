@@ -46,6 +46,7 @@ class TSVDataset(TableRows):
     prompt_columns: ClassVar[tuple[str, ...]] = ("question",)  # needed to build prompts (checked on load)
     answer_columns: ClassVar[tuple[str, ...]] = ("answer",)  # needed to evaluate (checked by evaluate)
     notes: ClassVar[tuple[str, ...]] = (READING_NOTE,)  # deliberate differences from VLMEvalKit, for results.json
+    scorer_reason: str | None = None  # one line: which scorer and why (set by datasets_tsv.registry)
 
     def __init__(
         self,
@@ -247,5 +248,6 @@ class TSVDataset(TableRows):
             "n_total": len(self),
             "image_folder": self.image_folder,
             "scorer": self.scorer_params(),
+            "scorer_reason": self.scorer_reason,
             "notes": list(self.notes),
         }

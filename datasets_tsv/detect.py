@@ -18,6 +18,12 @@ CIRCULAR_STRIDE = 1_000_000
 
 def detect(tsv: Path) -> tuple[str, dict[str, Any]]:
     """(kind, constructor options) for a TSV: ("mcq", {"circular": True}), ("yorn", {}), ("vqa", {})."""
+    kind, options, _ = detect_with_reason(tsv)
+    return kind, options
+
+
+def detect_with_reason(tsv: Path) -> tuple[str, dict[str, Any], str]:
+    """detect() plus what in the file decided it, in words (for the one line a run prints about its scorer)."""
     header, records = iter_records(tsv)
     if not header:
         raise DatasetError(f"{tsv}: empty file (no header)")
@@ -29,11 +35,18 @@ def detect(tsv: Path) -> tuple[str, dict[str, Any]]:
             if col < len(record) and record[col]:
                 values[name].append(record[col].decode("utf-8", "replace"))
     if "A" in columns and "B" in columns:
-        return "mcq", {"circular": is_circular(values.get("index", []))}
+        circular = is_circular(values.get("index", []))
+        groups = (
+            "indices form circular groups (copies at index + k * 1,000,000)"
+            if circular
+            else "no circular groups in the indices"
+        )
+        return "mcq", {"circular": circular}, f"option columns A and B: multiple choice; {groups}"
     answers = [a.strip().lower() for a in values.get("answer", [])]
     if answers and all(a in ("yes", "no") for a in answers):
-        return "yorn", {}
-    return "vqa", {}
+        return "yorn", {}, "every answer is yes or no"
+    why = "answers that are not all yes/no" if answers else "no answers"
+    return "vqa", {}, f"no option columns A/B and {why}: open questions"
 
 
 def is_circular(indices: list[str]) -> bool:

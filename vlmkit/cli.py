@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vlmkit.listing import add_list_parser
 from vlmkit.perf.cli import add_perf_parser
 
 if TYPE_CHECKING:
@@ -50,6 +51,11 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    help="served models: seconds to wait for one answer (default 60)")
     p.add_argument("--retries", type=int, default=None,
                    help="served models: extra attempts after a timeout, 429 or 5xx (default 3; 0: one attempt)")
+    rules = p.add_argument_group("how to score a TSV the catalog does not know (or put them in <name>.scoring.json)")
+    rules.add_argument("--kind", default=None, help="mcq, yorn or vqa (caption: not yet)")
+    rules.add_argument("--metric", default=None,
+                       help="mcq: acc, circular; yorn: acc, mme, pope, hallusion; vqa: vqa_score, anls, relaxed, exact, ocrbench")
+    rules.add_argument("--like", default=None, metavar="NAME", help="score it by this catalog benchmark's rules (e.g. MME)")
     p.add_argument("--keep-local-tsv", action="store_true",
                    help="run a local catalog TSV whose MD5 differs from the catalog's (recorded in results.json)")
     p.add_argument("--reuse", action="store_true", help="keep answers journalled under other settings instead of setting them aside")
@@ -59,18 +65,12 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_run)
 
 
-def _list_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("list", help="list known datasets or models")
-    p.add_argument("what", choices=("datasets", "models"))
-    p.set_defaults(func=_cmd_list)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vlmkit", description="Benchmark kit for vision-language models.")
     sub = parser.add_subparsers(dest="command", required=True)
     _run_parser(sub)
     add_perf_parser(sub)
-    _list_parser(sub)
+    add_list_parser(sub)
     return parser
 
 
@@ -129,7 +129,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     options = RunOptions(
         work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc, batch_size=args.batch_size,
         reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
-        keep_local_tsv=bool(args.keep_local_tsv),
+        keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
     )
     outcomes = Runner(options, model_options).run(args.data, args.model, custom)
     return report_outcomes(outcomes)
@@ -165,7 +165,8 @@ def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom
 
     specs = [resolve_model(name, model_options) for name in args.model]
     try:
-        datasets = build_datasets(args.data, custom, root=args.lmudata, keep_local_tsv=bool(args.keep_local_tsv))
+        datasets = build_datasets(args.data, custom, root=args.lmudata, keep_local_tsv=bool(args.keep_local_tsv),
+                                  kind=args.kind, metric=args.metric, like=args.like, inference_only=True)
         results = run_perf_mode(
             specs, datasets, work_dir=args.work_dir, nproc=args.nproc,
             limit=args.limit, max_tokens=args.max_tokens, seed=args.seed,
@@ -173,21 +174,6 @@ def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom
     except PerfInputError as exc:
         raise DataError(str(exc)) from None
     return 130 if any(r.interrupted for r in results) else 0
-
-
-def _cmd_list(args: argparse.Namespace) -> int:
-    if args.what == "models":
-        from vlm.registry import model_registry
-
-        entries = list(model_registry())
-    else:
-        from datasets_tsv.registry import dataset_registry
-
-        entries = list(dataset_registry())
-    width = max(len(e.name) for e in entries)
-    for entry in entries:
-        print(f"{entry.name.ljust(width)}  {entry.description or entry.target}")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

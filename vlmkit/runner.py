@@ -82,6 +82,9 @@ class RunOptions:
     root: Path | None = None  # $LMUData; None = vlmkit.config.lmu_data_root()
     progress: bool = True
     keep_local_tsv: bool = False  # run a local TSV whose MD5 differs from the catalog's instead of refusing it
+    kind: str | None = None  # how to score a TSV the catalog does not know (datasets_tsv.user_rules)
+    metric: str | None = None
+    like: str | None = None
 
     def check(self) -> None:
         """ConfigError (one line naming the flag) for a value that cannot work."""
@@ -139,6 +142,8 @@ class Runner:
         built = self.build_datasets(datasets, custom or [])
         for dataset in built:
             self._rows(dataset)  # an empty dataset is an error before anything is asked
+            if getattr(dataset, "scorer_reason", None) and self.options.mode != "infer":
+                print(f"{dataset.name}: scorer {dataset.scorer_reason}", flush=True)  # which rules, and why
         outcomes: list[DatasetRun] = []
         for spec in specs:
             try:
@@ -159,7 +164,9 @@ class Runner:
 
     def build_datasets(self, datasets: list[str], custom: list[dict[str, Any]]) -> list[Any]:
         return build_datasets(datasets, custom, root=self.options.root, progress=self.options.progress,
-                              keep_local_tsv=self.options.keep_local_tsv)
+                              keep_local_tsv=self.options.keep_local_tsv, kind=self.options.kind,
+                              metric=self.options.metric, like=self.options.like,
+                              inference_only=self.options.mode == "infer")
 
     def release(self, spec: ModelSpec) -> None:
         """Close the model built for spec (weights, connections) and drop every reference the runner holds."""
@@ -529,13 +536,18 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
 
 
 def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,
-                   progress: bool = True, keep_local_tsv: bool = False) -> list[Any]:
+                   progress: bool = True, keep_local_tsv: bool = False, kind: str | None = None,
+                   metric: str | None = None, like: str | None = None, inference_only: bool = False) -> list[Any]:
     """Catalog/TSV names and custom-file entries (as vlmkit.run_config makes them) -> dataset objects; an
     EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder).
     keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it."""
     from datasets_tsv.registry import build_dataset
 
-    built = [build_dataset(name, root=root, progress=progress, keep_local_tsv=keep_local_tsv) for name in datasets]
+    built = [
+        build_dataset(name, root=root, progress=progress, keep_local_tsv=keep_local_tsv, kind=kind, metric=metric,
+                      like=like, inference_only=inference_only)
+        for name in datasets
+    ]
     if custom:
         from datasets_tsv.custom import build_custom_dataset, list_subsets
 

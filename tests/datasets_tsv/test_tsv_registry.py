@@ -29,8 +29,9 @@ DEMOS = {"vlmkit_demo_mcq": "mcq", "vlmkit_demo_yorn": "yorn", "vlmkit_demo_vqa"
 def test_catalog_holds_the_supported_benchmarks_with_their_options():
     registry = dataset_registry()
     assert registry is dataset_registry()  # read once
-    assert set(registry.names()) == CIRCULAR | set(METRICS) | MCQ | set(DEMOS)
-    for entry in registry:
+    assert CIRCULAR | set(METRICS) | MCQ | set(DEMOS) <= set(registry.names())
+    for name in sorted(CIRCULAR | set(METRICS) | MCQ | set(DEMOS)):
+        entry = registry.get(name)
         cls = registry.load_class(entry.name)
         assert entry.description
         if entry.name in DEMOS:

@@ -149,3 +149,29 @@ def test_custom_dataset_flag_errors_are_one_line(tmp_path: Path):
     assert result.returncode == 2 and "unknown key(s) dataset" in result.stderr
     result = vlmkit("run", "--model", "gpt-4o-mini", "--custom-dataset-path", str(tmp_path / "missing.csv"))
     assert result.returncode == 2 and "missing.csv" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_list_datasets_filters_and_columns():
+    result = vlmkit("list", "datasets", "--kind", "yorn", "--search", "hallu")
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0 and lines[0].split() == ["NAME", "KIND", "SCORER", "JUDGE", "ROWS", "DESCRIPTION"]
+    assert lines[1].split()[:5] == ["HallusionBench", "yorn", "hallusion", "optional", "951"]
+    bad = vlmkit("list", "datasets", "--kind", "quiz")
+    assert bad.returncode == 2 and "kinds: caption, mcq" in bad.stderr
+
+
+def test_a_user_tsv_is_scored_by_the_metric_asked_for_and_the_run_says_why(tmp_path: Path):
+    from tests.servers import FaultServer, chat_reply
+
+    lmu = tmp_path / "LMUData"
+    rows = [{"index": i, "image": b64(image_bytes("red")), "question": f"Total on page {i}?", "answer": "$1,250.00"}
+            for i in range(3)]
+    write_tsv(lmu / "MyDocs.tsv", rows)
+    with FaultServer(chat_only(lambda request: chat_reply("1,250.00"))) as server:
+        result = vlmkit("run", "--data", "MyDocs", "--model", "served", "--api-base", server.base_url, "--metric", "anls",
+                        "--work-dir", str(tmp_path / "out"), env={"LMUData": str(lmu)})
+    assert result.returncode == 0, result.stderr
+    assert "MyDocs: scorer anls: given metric=anls" in result.stdout
+    results = json.loads((tmp_path / "out" / "served" / "MyDocs" / "results.json").read_text())
+    assert results["dataset"]["scorer_reason"] == "anls: given metric=anls"
+    assert results["scoring"]["primary_metric"]["value"] == pytest.approx(100 * 8 / 9)  # ANLS, not VQA score (0)

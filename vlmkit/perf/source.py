@@ -28,4 +28,4 @@ def load_dataset(data: str, *, meta: str | None = None, seed: int = 0, root: Pat
         raise PerfInputError("--meta applies to custom .jsonl/.csv datasets; a TSV dataset takes none")
     from datasets_tsv.registry import build_dataset
 
-    return build_dataset(data, root=root)
+    return build_dataset(data, root=root, inference_only=True)  # prompts only: a judge-scored benchmark is a source too
