@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from vlmkit.listing import add_list_parser
 from vlmkit.perf.cli import add_perf_parser
+from vlmkit.report.cli import add_report_parser
 
 if TYPE_CHECKING:
     from vlmkit.resolve import ModelOptions
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _run_parser(sub)
     add_perf_parser(sub)
+    add_report_parser(sub)
     add_list_parser(sub)
     return parser
 

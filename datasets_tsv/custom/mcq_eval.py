@@ -14,10 +14,11 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from vlmkit.cells import is_missing, listed
 from vlmkit.scoring.breakdown import require_columns
 from vlmkit.scoring.mcq import extract_choice, score_mcq
 from vlmkit.scoring.result import EvalResult
-from vlmkit.cells import is_missing, listed
+from vlmkit.scoring.scales import FRACTION, Scale
 
 from .fields import resolve_answer, row_options
 
@@ -75,4 +76,4 @@ def evaluate_mcq(df: pd.DataFrame, letters: Sequence[str], *, fuzzy: bool = Fals
         notes.append(f"{len(missing)} row(s) have no answer and are not scored: index {listed(missing)}")
     if as_text:
         notes.append(f"{as_text} answer(s) were given as an option's text and mapped to its letter")
-    return EvalResult("custom_mcq", metrics, "Overall", per_sample, table, "acc", counts, notes)
+    return EvalResult("custom_mcq", metrics, "Overall", per_sample, table, "acc", counts, notes, scale=Scale(FRACTION))

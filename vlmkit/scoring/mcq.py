@@ -44,6 +44,7 @@ from vlmkit.scoring.breakdown import (
     split_category_table,
 )
 from vlmkit.scoring.result import EvalResult
+from vlmkit.scoring.scales import FRACTION, Scale
 from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
 
 METHODS = ("exact", "marker", "cue", "option_text", "fuzzy", "unparsed")
@@ -302,4 +303,5 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
         table_suffix="acc",
         counts=counts,
         notes=notes,
+        scale=Scale(FRACTION),
     )

@@ -7,6 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from vlmkit.scoring.scales import Scale, default_scale, infer_scale
+
 
 @dataclass
 class EvalResult:
@@ -18,20 +20,40 @@ class EvalResult:
     table_suffix: str = "acc"  # written as <model>_<dataset>_<suffix>.csv ("acc" or "score")
     counts: dict[str, int] = field(default_factory=dict)  # total, scored, unparsed, fuzzy, inference_errors, ...
     notes: list[str] = field(default_factory=list)  # where vlmkit deliberately differs from VLMEvalKit, etc.
+    # The scale of every figure (vlmkit.scoring.scales): `scale` for all of them, `metric_scales` where one differs
+    # (MME's per-category acc is percent, its sums points). None: read from the scorer's name.
+    scale: Scale | None = None
+    metric_scales: dict[str, Scale] = field(default_factory=dict)
 
     @property
     def primary_value(self) -> float:
         return self.metrics[self.primary]
 
+    def scale_of(self, metric: str) -> Scale | None:
+        """The scale `metric` is reported on (None only for a scorer vlmkit does not know that set none)."""
+        if metric in self.metric_scales:
+            return self.metric_scales[metric]
+        if self.scale is not None:
+            return self.scale
+        return infer_scale(self.scorer, metric)
+
     def to_dict(self) -> dict[str, Any]:
-        """The `scoring` block of results.json."""
+        """The `scoring` block of results.json: `primary_metric {name, value, scale, higher_is_better[, out_of]}`,
+        `scale` (the scale of every figure not named in `metric_scales`, the breakdown's cells included) and
+        `metric_scales` (one entry per metric)."""
         breakdown = None
         if self.table is not None:
             breakdown = self.table.to_dict(orient="records")
+        overall = self.scale or default_scale(self.scorer)
+        primary = self.scale_of(self.primary)
         return {
             "scorer": self.scorer,
-            "primary_metric": {"name": self.primary, "value": self.primary_value},
+            "primary_metric": {
+                "name": self.primary, "value": self.primary_value, **(primary.to_dict() if primary else {})
+            },
             "metrics": self.metrics,
+            "scale": overall.to_dict() if overall else None,
+            "metric_scales": {name: s.to_dict() for name in self.metrics if (s := self.scale_of(name)) is not None},
             "breakdown": breakdown,
             "counts": self.counts,
             "notes": self.notes,

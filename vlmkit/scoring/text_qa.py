@@ -37,6 +37,7 @@ import pandas as pd
 from vlmkit.cells import is_missing, listed
 from vlmkit.scoring.breakdown import require_columns, split_series
 from vlmkit.scoring.result import EvalResult
+from vlmkit.scoring.scales import PERCENT, Scale
 from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
 
 QA_METRICS = ("em", "contains", "bleu", "rouge")
@@ -233,7 +234,7 @@ def score_text_qa(
     if not rows:
         notes.append("no row has a reference answer: nothing scored")
         metrics_out = {name: float("nan") for name in names}
-        return EvalResult("text_qa", metrics_out, primary, per_sample, None, "acc", counts, notes)
+        return EvalResult("text_qa", metrics_out, primary, per_sample, None, "acc", counts, notes, Scale(PERCENT))
     data = pd.DataFrame(rows)
     counts["hits"] = int(data["exact_match"].sum()) if "exact_match" in data else 0
     metrics_out = {name: float(data[name].mean()) * 100 for name in names}
@@ -247,5 +248,6 @@ def score_text_qa(
         table_suffix="acc",
         counts=counts,
         notes=notes,
+        scale=Scale(PERCENT),
     )
 

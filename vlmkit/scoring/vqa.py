@@ -17,6 +17,7 @@ from rapidfuzz.distance import Levenshtein
 from vlmkit.cells import is_missing, listed
 from vlmkit.scoring.breakdown import group_means, require_columns, split_category_table
 from vlmkit.scoring.result import EvalResult
+from vlmkit.scoring.scales import PERCENT, POINTS, Scale
 from vlmkit.scoring.text_norm import (
     VLMEVALKIT_FAIL_MARKER,
     parse_answer_list,
@@ -132,6 +133,20 @@ _ROW_SCORERS: dict[str, Callable[[str, Sequence[str]], float]] = {
 
 
 
+def _ocrbench_scales(categories: list[object]) -> dict[str, Scale]:
+    """Each OCRBench figure counts hits, one point per row: out of the rows it covers (1000 for the full set;
+    `Final Score Norm` is the score / 10, out of 100 only there)."""
+    rows = pd.Series(categories).map(str).value_counts()
+    scales = {}
+    for group, cats in OCRBENCH_GROUPS.items():
+        scales[group] = Scale(POINTS, out_of=float(sum(rows.get(c, 0) for c in cats)))
+    for cat in OCRBENCH_GROUPS["Text Recognition"]:
+        scales[cat] = Scale(POINTS, out_of=float(rows.get(cat, 0)))
+    scales["Final Score"] = Scale(POINTS, out_of=float(len(categories)))
+    scales["Final Score Norm"] = Scale(POINTS, out_of=len(categories) / 10)
+    return scales
+
+
 def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
     """Score open answers with one of METRICS. Columns: `index`, `prediction` (None/NaN = inference error, a 0),
     `answer` (string or list literal; missing = invalid target, a 0), optional `split`, `category`
@@ -208,7 +223,8 @@ def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
             metrics[cat] = float(by_cat.get(cat, 0.0))
         return EvalResult(
             scorer="ocrbench", metrics=metrics, primary="Final Score", per_sample=per_sample, table=table,
-            table_suffix="score", counts=counts, notes=notes,
+            table_suffix="score", counts=counts, notes=notes, scale=Scale(POINTS),
+            metric_scales=_ocrbench_scales(categories),
         )  # fmt: skip
 
     data = pd.DataFrame({"score": scores})
@@ -226,4 +242,5 @@ def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
         table_suffix="acc",
         counts=counts,
         notes=notes,
+        scale=Scale(PERCENT),
     )

@@ -21,6 +21,7 @@ import pandas as pd
 from vlmkit.cells import is_missing, listed
 from vlmkit.scoring.breakdown import group_means, require_columns, split_category_table
 from vlmkit.scoring.result import EvalResult
+from vlmkit.scoring.scales import MME_CATEGORY_POINTS, PERCENT, POINTS, Scale
 from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, process_punctuation
 
 METRICS = ("acc", "mme", "pope", "hallusion")
@@ -234,6 +235,24 @@ def _hallusion(df: pd.DataFrame, rows: pd.DataFrame) -> tuple[dict[str, float], 
     return metrics, pd.DataFrame(table_rows), "Overall"
 
 
+def _mme_scales(metrics: dict[str, float]) -> dict[str, Scale]:
+    """MME: `<category>/acc` and `/acc+` are percent; a category's score (acc + acc+) is points out of 200; the
+    perception, reasoning and Overall sums are out of 200 per category of theirs present."""
+    present = {name for name in metrics if f"{name}/acc" in metrics}
+    n_perception = sum(c in present for c in MME_PERCEPTION)
+    n_reasoning = sum(c in present for c in MME_REASONING)
+    scales: dict[str, Scale] = {}
+    for name in metrics:
+        if name.endswith(("/acc", "/acc+")) and name.rsplit("/", 1)[0] in present:
+            scales[name] = Scale(PERCENT)
+        elif name in present:
+            scales[name] = Scale(POINTS, out_of=MME_CATEGORY_POINTS)
+    scales["perception"] = Scale(POINTS, out_of=MME_CATEGORY_POINTS * n_perception)
+    scales["reasoning"] = Scale(POINTS, out_of=MME_CATEGORY_POINTS * n_reasoning)
+    scales["Overall"] = Scale(POINTS, out_of=MME_CATEGORY_POINTS * (n_perception + n_reasoning))
+    return scales
+
+
 def score_yorn(df: pd.DataFrame, metric: str = "acc") -> EvalResult:
     """Score Yes/No predictions with one of METRICS (see the module docstring for the columns each needs).
 
@@ -263,4 +282,6 @@ def score_yorn(df: pd.DataFrame, metric: str = "acc") -> EvalResult:
         table_suffix="score",
         counts=counts,
         notes=notes,
+        scale=Scale(POINTS) if metric == "mme" else Scale(PERCENT),
+        metric_scales=_mme_scales(metrics) if metric == "mme" else {},
     )

@@ -1,0 +1,12 @@
+"""`vlmkit report`: the table of every model x dataset run under one or more work dirs, a static HTML page to see
+why a model missed, and the samples whose verdict changed between two runs.
+
+It reads the files runs leave (results.json, predictions.jsonl, perf_summary.json and its plots) and nothing else:
+no model or dataset code is imported, so a report works on results copied from another machine.
+
+Modules, one job each: runs.py (finding results.json files, also those set aside as results.staleN.json, read as
+Runs), samples.py (predictions.jsonl as per-sample verdicts), table.py (the leaderboard rows and grid), export.py
+(console, markdown, CSV), diff.py (verdict changes between two runs), thumbs.py (image thumbnails), perf_runs.py
+(perf summaries), page.py (the HTML page; page.html, page.css and page.js are its template), cli.py (the
+subcommand).
+"""

@@ -1,0 +1,145 @@
+"""`vlmkit report`: the subcommand's flags (argparse only at import: `vlmkit --help` stays fast) and its entry.
+
+Where things go: the table is printed and written as report.csv and report.md into --out (default: the first
+WORK_DIR, beside the runs it lists); --html writes the page where it says. --diff prints the changed samples (and,
+with --html, writes a page of the two runs with the changes on top); it writes no csv or md.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+DESCRIPTION = (
+    "Read every results.json under the work dirs (<work>/<model>/<dataset>/results.json; runs set aside as "
+    "results.staleN.json too with --all) and print the primary metric of each model x dataset on its own scale, "
+    "with n and status; write it as report.csv and report.md; --html writes one self-contained page with the "
+    "leaderboard, each run's breakdown, a sample browser and the perf runs. --diff A B lists the samples whose "
+    "verdict changed between two runs of one dataset."
+)
+EPILOG = (
+    "Marks: `0.8100*` a partial run (failed samples count as misses); no value: the run was not scored (its status "
+    "says why); `(inferred)` after a scale: an older results.json, its scale read from the scorer's name. "
+    "Exit codes: 0 written; 2 bad input (nothing found, an unreadable run, --diff across datasets)."
+)
+
+
+def add_report_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "report", help="table of every model x dataset run, an HTML page of samples, a diff of two runs",
+        description=DESCRIPTION, epilog=EPILOG,
+    )
+    p.add_argument("work_dirs", nargs="*", type=Path, default=[Path("outputs")], metavar="WORK_DIR",
+                   help="folders to search for results.json (default: outputs)")
+    p.add_argument("--models", nargs="+", default=None, metavar="NAME", help="only these models (shell patterns: 'Qwen*')")
+    p.add_argument("--datasets", nargs="+", default=None, metavar="NAME", help="only these datasets (shell patterns)")
+    p.add_argument("--all", action="store_true", dest="every_run",
+                   help="every run, also earlier ones set aside (default: the latest of each pair by completed_at)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="where report.csv and report.md go (default: the first WORK_DIR)")
+    p.add_argument("--html", type=Path, default=None, metavar="PATH", help="also write one self-contained HTML page")
+    p.add_argument("--samples", choices=("all", "wrong", "none"), default="all",
+                   help="samples the page embeds per run: all (default), wrong (every one not right), none")
+    p.add_argument("--thumb-size", type=int, default=None, metavar="PX",
+                   help="longer side of the page's image thumbnails (default: the largest of 160 to 64 px that keeps "
+                   "the page near 9.6 MB; 0: none, the page shows image paths)")
+    p.add_argument("--diff", nargs=2, default=None, metavar=("RUN_A", "RUN_B"),
+                   help="two run folders or results.json files of one dataset: the samples whose verdict changed")
+    p.add_argument("--max-rows", type=int, default=200, metavar="N",
+                   help="--diff: most changed samples printed (default 200; 0: all; the page has them all)")
+    p.set_defaults(func=run_report_command)
+
+
+def run_report_command(args: argparse.Namespace) -> int:
+    """Exit codes: 0 done; 2 bad input (one line on stderr)."""
+    import sys
+
+    from vlmkit.report.runs import ReportInputError
+
+    if args.thumb_size is not None and args.thumb_size < 0:
+        print("vlmkit report: error: --thumb-size must be 0 or more", file=sys.stderr)
+        return 2
+    if args.max_rows < 0:
+        print("vlmkit report: error: --max-rows must be 0 or more", file=sys.stderr)
+        return 2
+    try:
+        return _diff(args) if args.diff else _table(args)
+    except ReportInputError as exc:
+        print(f"vlmkit report: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _nothing_found(args: argparse.Namespace) -> str:
+    where = ", ".join(map(str, args.work_dirs))
+    filters = " ".join(
+        f"--{name} {' '.join(values)}" for name, values in (("models", args.models), ("datasets", args.datasets)) if values
+    )
+    return f"no results.json under {where}" + (f" matching {filters}" if filters else "")
+
+
+def _table(args: argparse.Namespace) -> int:
+    import sys
+
+    from vlmkit.report.export import console, write_tables
+    from vlmkit.report.runs import ReportInputError, collect_runs
+    from vlmkit.report.table import leaderboard
+
+    warnings: list[str] = []
+    runs = collect_runs(args.work_dirs, models=args.models, datasets=args.datasets, every_run=args.every_run,
+                        warnings=warnings)
+    for warning in warnings:
+        print(f"vlmkit report: warning: {warning}", file=sys.stderr)
+    if not runs:
+        raise ReportInputError(_nothing_found(args))
+    rows = leaderboard(runs)
+    print(console(rows, with_file=args.every_run))
+    root = args.work_dirs[0]
+    out_dir = args.out or (root if root.is_dir() else root.parent)
+    csv_path, md_path = write_tables(rows, out_dir, with_file=args.every_run)
+    print(f"\nwritten: {csv_path}, {md_path}")
+    if args.html:
+        from vlmkit.report.perf_runs import collect_perf
+
+        perf = collect_perf(args.work_dirs, models=args.models, datasets=args.datasets)
+        _write_html(args, rows, perf=perf)
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from vlmkit.report.diff import diff_runs, diff_text
+    from vlmkit.report.runs import resolve_run
+    from vlmkit.report.table import leaderboard
+
+    a, b = (resolve_run(spec) for spec in args.diff)
+    diff = diff_runs(a, b)
+    print(diff_text(diff, most=args.max_rows or None))
+    if args.html:
+        _write_html(args, leaderboard([a, b]), diff=diff)
+    return 0
+
+
+def _write_html(args: argparse.Namespace, rows: list, **extra: object) -> None:
+    from vlmkit.report.page import build_payload, write_page
+    from vlmkit.report.thumbs import Thumbnails
+
+    thumbs = Thumbnails(args.thumb_size)
+    sources = [str(p) for p in (args.diff or args.work_dirs)]
+    payload = build_payload(rows, samples=args.samples, thumbs=thumbs, sources=sources, **extra)  # type: ignore[arg-type]
+    size = write_page(args.html, payload)
+    embedded = sum(len(r["samples"] or []) for r in payload["runs"])
+    print(f"page: {args.html} ({size / 1e6:.1f} MB; {embedded} samples, {len(thumbs.urls)} thumbnails"
+          + (f" at {thumbs.size} px)" if thumbs.urls else ")"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m vlmkit.report.cli report ...`: the subcommand on its own (vlmkit.cli registers the same parser)."""
+    parser = argparse.ArgumentParser(prog="vlmkit")
+    add_report_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""The leaderboard as text: the console table, report.md and report.csv.
+
+- Console: one line per run (model, dataset, metric, value, scale, n, done, errors, unparsed, status, completed;
+  plus the file with --all), numbers right-aligned, then the models x datasets grid when there are at least two
+  of each, then the legend.
+- report.md: the grid (best figure per dataset in bold), the runs table and the legend.
+- report.csv: one row per run with raw values (value empty where there is none) and everything needed to read
+  them: scale, higher_is_better, out_of, scale_source, status, the results file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from vlmkit.report.table import Row, grid, legend
+
+RUN_COLUMNS = ("model", "dataset", "metric", "value", "scale", "n", "done", "errors", "unparsed", "status", "completed")
+NUMERIC = frozenset({"value", "n", "done", "errors", "unparsed"})
+CSV_COLUMNS = (
+    "model", "dataset", "metric", "value", "display", "scale", "higher_is_better", "out_of", "scale_source", "n",
+    "done", "errors", "not_run", "unparsed", "status", "best", "latest", "completed_at", "results",
+)  # fmt: skip
+
+
+def _unparsed(row: Row) -> Any:
+    counts = row.run.scoring.get("counts") or {}
+    return counts.get("unparsed") if isinstance(counts, dict) else None
+
+
+def run_cells(row: Row, *, with_file: bool = False) -> dict[str, Any]:
+    run = row.run
+    cells = {
+        "model": run.model,
+        "dataset": run.dataset,
+        "metric": run.metric or "-",
+        "value": row.display,
+        "scale": row.scale_label,
+        "n": run.n,
+        "done": run.counts.get("completed"),
+        "errors": run.counts.get("inference_errors"),
+        "unparsed": _unparsed(row),
+        "status": run.status,
+        "completed": (run.completed_at or "")[:19].replace("T", " "),
+    }
+    if with_file:
+        cells["file"] = str(run.path)
+    return cells
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def fixed_width(header: list[str], rows: list[list[Any]], right: set[int]) -> str:
+    """A console table; columns whose position is in `right` are right-aligned."""
+    cells = [[_text(v) for v in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(header)]
+
+    def line(values: list[str]) -> str:
+        out = [v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(values, widths))]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in cells)])
+
+
+def console(rows: list[Row], *, with_file: bool = False) -> str:
+    columns = list(RUN_COLUMNS) + (["file"] if with_file else [])
+    body = [list(run_cells(r, with_file=with_file).values()) for r in rows]
+    parts = [fixed_width(columns, body, {i for i, c in enumerate(columns) if c in NUMERIC})]
+    table = grid(rows)
+    if len(table.models) >= 2 and len(table.columns) >= 2:
+        header = ["model", *table.columns]
+        lines = [[m, *(_grid_cell(table.cells.get((m, c))) for c in table.columns)] for m in table.models]
+        parts.append(fixed_width(header, lines, set(range(1, len(header)))))
+    notes = legend(rows)
+    if notes:
+        parts.append("\n".join(notes))
+    return "\n\n".join(parts)
+
+
+def _grid_cell(row: Row | None, *, md: bool = False) -> str:
+    """A grid cell: the value, the status of a run without one, `-` for a pair never run. md: escaped, the best
+    in bold."""
+    if row is None:
+        return "-"
+    text = row.display or row.run.status
+    if not md:
+        return text
+    text = _md_escape(text)
+    return f"**{text}**" if row.best and row.display else text
+
+
+def _md_escape(value: Any) -> str:
+    text = _text(value).replace("\\", "\\\\").replace("\n", " ")
+    for char in "|*_`[]<>":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _md_table(header: list[str], rows: list[list[Any]], right: set[int], *, escaped: bool = False) -> list[str]:
+    """A GitHub-flavoured markdown table; cells are escaped unless `escaped` says they already are."""
+    esc = (lambda v: _text(v)) if escaped else _md_escape
+    align = ["---:" if i in right else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(_md_escape(h) for h in header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in rows]
+    return lines
+
+
+def markdown(rows: list[Row], *, title: str = "vlmkit report", with_file: bool = False) -> str:
+    table = grid(rows)
+    out = [f"# {title}", ""]
+    if table.models:
+        out += ["## Leaderboard", "",
+                "Latest run of each model x dataset; **bold**: the best finished run of the dataset.", ""]
+        header = ["model", *table.columns]
+        lines = [[_md_escape(m), *(_grid_cell(table.cells.get((m, c)), md=True) for c in table.columns)]
+                 for m in table.models]
+        out += _md_table(header, lines, set(range(1, len(header))), escaped=True) + [""]
+    columns = list(RUN_COLUMNS) + (["file"] if with_file else [])
+    out += ["## Runs", ""]
+    body = [list(run_cells(r, with_file=with_file).values()) for r in rows]
+    out += _md_table(columns, body, {i for i, c in enumerate(columns) if c in NUMERIC}) + [""]
+    notes = legend(rows)
+    if notes:
+        out += ["Legend:", ""] + [f"- {_md_escape(n)}" for n in notes] + [""]
+    return "\n".join(out)
+
+
+def csv_text(rows: list[Row]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        run, scale = row.run, row.run.scale
+        writer.writerow(
+            {
+                "model": run.model,
+                "dataset": run.dataset,
+                "metric": run.metric or "",
+                "value": "" if run.value is None else repr(run.value),
+                "display": row.display,
+                "scale": scale.kind if scale else "",
+                "higher_is_better": "" if scale is None else str(scale.higher_is_better).lower(),
+                "out_of": "" if scale is None or scale.out_of is None else f"{scale.out_of:g}",
+                "scale_source": run.scale_source,
+                "n": _text(run.n),
+                "done": _text(run.counts.get("completed")),
+                "errors": _text(run.counts.get("inference_errors")),
+                "not_run": _text(run.counts.get("not_run")),
+                "unparsed": _text(_unparsed(row)),
+                "status": run.status,
+                "best": str(row.best).lower(),
+                "latest": str(run.latest).lower(),
+                "completed_at": run.completed_at or "",
+                "results": str(run.path),
+            }
+        )
+    return buffer.getvalue()
+
+
+def write_tables(rows: list[Row], out_dir: Path, *, with_file: bool = False) -> tuple[Path, Path]:
+    """report.csv and report.md in out_dir (created); returns their paths."""
+    from vlmkit.files import write_text_atomic
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path, md_path = out_dir / "report.csv", out_dir / "report.md"
+    write_text_atomic(csv_path, csv_text(rows))
+    write_text_atomic(md_path, markdown(rows, with_file=with_file))
+    return csv_path, md_path

@@ -1,0 +1,246 @@
+"""The self-contained HTML page: the data as one JSON block, the template (page.html, page.css, page.js, package
+data) around it. No server and no network: it opens from disk, thumbnails and plots are data URLs, and the
+original images are linked by their file path.
+
+Samples are stored compactly (the keys page.js reads): i index, v verdict, c category, q prompt text, m media
+([type, thumbnail id or null, path]), p reply, r reasoning, x extracted answer, h how it was read (`method`),
+t target, s per-row score, g circular group hit, e error, j judge's analysis. Thumbnails live once in `images`
+(id -> data URL) however many samples show them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from vlmkit.report.diff import Diff
+from vlmkit.report.perf_runs import LEVEL_FIGURES, PerfRun
+from vlmkit.report.runs import ReportInputError, Run
+from vlmkit.report.samples import WRONG, Sample, read_samples
+from vlmkit.report.table import Row, legend
+from vlmkit.report.thumbs import Thumbnails
+
+SAMPLE_MODES = ("all", "wrong", "none")
+PAGE_TARGET = 9_600_000  # bytes a page aims at when the thumbnail size is chosen for it
+MIN_THUMB_BUDGET = 2_000_000  # what thumbnails get however much text the page holds
+CODE_BYTES = 100_000  # the template, tables and run blocks, roughly
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: NaN/inf -> None (the page must parse as strict JSON)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _text(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return _plain(value)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def sample_entry(sample: Sample, thumbs: Thumbnails) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "i": str(sample.index),
+        "v": sample.verdict,
+        "c": sample.category,
+        "q": sample.prompt_text(),
+        "m": [[kind, thumbs.add(value) if kind == "image" else None, value] for kind, value in sample.media()],
+        "p": sample.prediction,
+        "r": sample.reasoning,
+        "x": _text(sample.extracted),
+        "h": sample.method,
+        "t": _text(sample.target),
+        "s": _plain(sample.score),
+        "g": sample.group_hit,
+        "e": sample.error,
+        "j": sample.judge,
+    }
+    return {k: v for k, v in entry.items() if v not in (None, [], "")}
+
+
+def _fraction_of_max(run: Run, name: str, value: float) -> float | None:
+    """Where value sits between 0 and its scale's maximum (the breakdown's bars); None when unknown."""
+    scale = run.figure_scale(name)
+    top = {"fraction": 1.0, "percent": 100.0}.get(scale.kind) if scale else None
+    if scale is not None and scale.kind == "points":
+        top = scale.out_of
+    if not top:
+        return None
+    return max(0.0, min(1.0, value / top))
+
+
+def breakdown_block(run: Run) -> dict[str, Any] | None:
+    """results.json's breakdown turned so that figures are rows and splits columns (tables VLMEvalKit writes
+    one row per split with a column per category: wide for MMBench's 26 categories)."""
+    records = run.scoring.get("breakdown")
+    if not isinstance(records, list) or not records:
+        return None
+    records = [r for r in records if isinstance(r, dict)]
+    splits = [str(r.get("split", "all")) for r in records]
+    names: list[str] = []
+    for record in records:
+        names += [k for k in record if k != "split" and k not in names]
+    rows = []
+    for name in names:
+        cells = []
+        for record in records:
+            value = record.get(name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                cells.append(None)
+                continue
+            scale = run.figure_scale(name)
+            display = scale.format(value) if scale else f"{value:g}"
+            cells.append([value, display, _fraction_of_max(run, name, value)])
+        rows.append([name, cells])
+    return {"columns": splits, "rows": rows}
+
+
+def _run_entry(row: Row, ident: str) -> dict[str, Any]:
+    run, scale = row.run, row.run.scale
+    scoring_counts = run.scoring.get("counts") if isinstance(run.scoring.get("counts"), dict) else {}
+    return {
+        "id": ident,
+        "model": run.model,
+        "dataset": run.dataset,
+        "metric": run.metric,
+        "value": _plain(run.value),
+        "display": row.display,
+        "scale": row.scale_label,
+        "hib": scale.higher_is_better if scale else True,
+        "n": run.n,
+        "done": run.counts.get("completed"),
+        "errors": run.counts.get("inference_errors"),
+        "unparsed": scoring_counts.get("unparsed"),
+        "status": run.status,
+        "best": row.best,
+        "latest": run.latest,
+        "completed": (run.completed_at or "")[:19].replace("T", " "),
+        "file": str(run.path),
+        "notes": [str(n) for n in (run.data.get("notes") or []) + (run.scoring.get("notes") or [])],
+        "errors_by_kind": run.data.get("errors_by_kind") or {},
+        "breakdown": breakdown_block(run),
+        "samples": None,
+        "sample_note": None,
+    }
+
+
+def _samples_for(run: Run, mode: str, keep: set[str]) -> tuple[list[Sample] | None, str | None]:
+    """The samples of a run the page embeds, and a note when some or all are left out."""
+    if mode == "none" and not keep:
+        return None, "samples not embedded (--samples none)"
+    if not run.predictions.is_file():
+        return None, f"no {run.predictions.name} beside {run.path.name}"
+    try:
+        samples = read_samples(run.predictions, run.metric)
+    except ReportInputError as exc:  # one bad file leaves its run without samples, not the page unwritten
+        return None, str(exc)
+    chosen = [s for s in samples if mode == "all" or s.key in keep or (mode == "wrong" and s.verdict != "hit")]
+    note = None
+    if len(chosen) < len(samples):
+        note = f"{len(chosen)} of {len(samples)} samples embedded (--samples {mode}): right answers left out"
+    return chosen, note
+
+
+def _perf_entry(perf: PerfRun) -> dict[str, Any]:
+    return {
+        "model": perf.model,
+        "dataset": perf.dataset,
+        "status": perf.status,
+        "completed": (perf.completed_at or "")[:19].replace("T", " "),
+        "file": str(perf.path),
+        "columns": ["level", "ok/sent", "status", *(name for name, _ in LEVEL_FIGURES)],
+        "levels": [{k: _plain(v) for k, v in level.items()} for level in perf.levels],
+        "notes": perf.notes,
+        "plots": perf.plot_urls(),
+    }
+
+
+def _diff_entry(diff: Diff, ids: dict[int, str]) -> dict[str, Any]:
+    return {
+        "a": ids[id(diff.a)],
+        "b": ids[id(diff.b)],
+        "compared": diff.compared,
+        "notes": diff.notes,
+        "counts": dict(diff.counts()),
+        # ia / ib: the sample's `i` in run a / b (absent when the sample is not in that run)
+        "changes": [
+            {k: v for k, v in (("ia", c.a and str(c.a.index)), ("ib", c.b and str(c.b.index))) if v is not None}
+            | {"from": c.before, "to": c.after}
+            for c in diff.changes
+        ],
+    }
+
+
+def build_payload(
+    rows: list[Row],
+    *,
+    perf: list[PerfRun] = (),  # type: ignore[assignment]
+    diff: Diff | None = None,
+    samples: str = "all",
+    thumbs: Thumbnails | None = None,
+    sources: list[str] = (),  # type: ignore[assignment]
+) -> dict[str, Any]:
+    """Everything page.js shows. samples: which samples each run embeds (all, wrong: every one not right, none);
+    the samples a diff lists are always embedded. thumbs: the thumbnail maker; one without a size gets the
+    largest whose thumbnails fit in what the samples' text leaves of PAGE_TARGET (vlmkit.report.thumbs)."""
+    if samples not in SAMPLE_MODES:
+        raise ValueError(f"samples must be one of {', '.join(SAMPLE_MODES)}")
+    thumbs = thumbs if thumbs is not None else Thumbnails()
+    ids = {id(row.run): f"r{pos}" for pos, row in enumerate(rows)}
+    changed = {c.key for c in diff.changes} if diff else set()
+    entries, chosen = [], []
+    for row in rows:
+        entry = _run_entry(row, ids[id(row.run)])
+        keep = changed if diff and (row.run is diff.a or row.run is diff.b) else set()
+        picked, entry["sample_note"] = _samples_for(row.run, samples, keep)
+        entries.append(entry)
+        chosen.append(picked)
+    if thumbs.size is None:  # thumbnails get what the samples' text leaves of PAGE_TARGET
+        blank = Thumbnails(0)
+        text = sum(len(json.dumps(sample_entry(s, blank), ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+                   for picked in chosen for s in picked or [])
+        images = [value for picked in chosen for s in picked or [] for kind, value in s.media() if kind == "image"]
+        thumbs.plan(images, budget=max(MIN_THUMB_BUDGET, PAGE_TARGET - CODE_BYTES - text))
+    for entry, picked in zip(entries, chosen):
+        entry["samples"] = None if picked is None else [sample_entry(s, thumbs) for s in picked]
+    return {
+        "title": "vlmkit report",
+        "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "sources": list(sources),
+        "legend": legend(rows),
+        "verdicts": {"wrong": sorted(WRONG)},
+        "runs": entries,
+        "images": thumbs.urls,
+        "thumb_size": thumbs.size,
+        "perf": [_perf_entry(p) for p in perf],
+        "diff": _diff_entry(diff, ids) if diff else None,
+    }
+
+
+def _asset(name: str) -> str:
+    return resources.files("vlmkit.report").joinpath(name).read_text(encoding="utf-8")
+
+
+def render(payload: dict[str, Any]) -> str:
+    """The page's HTML text."""
+    data = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    data = data.replace("<", "\\u003c")  # no `</script>` can end the data block early
+    return Template(_asset("page.html")).substitute(
+        title=payload["title"], css=_asset("page.css"), js=_asset("page.js"), data=data
+    )
+
+
+def write_page(path: Path, payload: dict[str, Any]) -> int:
+    """Write the page atomically; returns its size in bytes."""
+    from vlmkit.files import write_text_atomic
+
+    text = render(payload)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, text)
+    return len(text.encode("utf-8"))

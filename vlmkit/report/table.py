@@ -1,0 +1,106 @@
+"""The leaderboard: one row per run, and the models x datasets grid of the same figures.
+
+A figure is shown on its own scale (vlmkit.scoring.scales). A partial run's figure carries a `*` (its failed
+samples count as misses); a run without a scored figure (failed, no target, inference only) shows no value, only
+its status. The best figure of each dataset is marked among its finished (`success`) runs of the same metric and
+scale, by the metric's direction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vlmkit.report.runs import Run
+
+PARTIAL_MARK = "*"
+LEGEND = {
+    "partial": f"{PARTIAL_MARK} partial run: some samples failed or were not run and count as misses (see done / n)",
+    "inferred": "(inferred): results.json written before scales were recorded; scale read from the scorer's name",
+    "empty": "no value: the run was not scored (failed, no target, or inference only); see status",
+}
+
+
+@dataclass
+class Row:
+    run: Run
+    display: str  # the value on its scale, with PARTIAL_MARK for a partial run; "" without a scored figure
+    best: bool = False
+
+    @property
+    def scale_label(self) -> str:
+        scale = self.run.scale
+        if scale is None:
+            return "unknown" if self.run.value is not None else ""
+        return scale.label() + (" (inferred)" if self.run.scale_source == "inferred" else "")
+
+    @property
+    def column(self) -> str:
+        """The grid column header: `dataset (metric, scale)`."""
+        run = self.run
+        return f"{run.dataset} ({run.metric or '-'}, {self.scale_label or 'no scale'})"
+
+
+def display_value(run: Run) -> str:
+    if run.value is None:
+        return ""
+    text = run.scale.format(run.value) if run.scale is not None else f"{run.value:g}"
+    return text + (PARTIAL_MARK if run.status == "partial" else "")
+
+
+def _comparable(run: Run) -> tuple[str, str | None, str | None]:
+    return run.dataset, run.metric, run.scale.kind if run.scale else None
+
+
+def best_runs(runs: list[Run]) -> set[int]:
+    """id() of the best finished run of each (dataset, metric, scale): highest, or lowest where lower is better.
+    Ties are all marked; a dataset with one finished run marks it too."""
+    groups: dict[tuple[str, str | None, str | None], list[Run]] = {}
+    for run in runs:
+        if run.status == "success" and run.value is not None and run.latest:
+            groups.setdefault(_comparable(run), []).append(run)
+    best: set[int] = set()
+    for members in groups.values():
+        higher = members[0].scale.higher_is_better if members[0].scale else True
+        target = max(r.value for r in members) if higher else min(r.value for r in members)  # type: ignore[type-var]
+        best.update(id(r) for r in members if r.value == target)
+    return best
+
+
+def leaderboard(runs: list[Run]) -> list[Row]:
+    best = best_runs(runs)
+    return [Row(run, display_value(run), id(run) in best) for run in runs]
+
+
+@dataclass
+class Grid:
+    models: list[str]
+    columns: list[str]  # one per dataset (with its metric and scale)
+    cells: dict[tuple[str, str], Row]  # (model, column) -> the latest run's row
+
+
+def grid(rows: list[Row]) -> Grid:
+    """Models x datasets from the latest run of each pair (models and datasets in name order)."""
+    latest = [row for row in rows if row.run.latest]
+    column_of: dict[str, str] = {}
+    for row in sorted(latest, key=lambda r: r.run.value is None):  # a scored run names its dataset's column
+        column_of.setdefault(row.run.dataset, row.column)
+    cells = {(row.run.model, row.run.dataset): row for row in latest}
+    datasets = sorted(column_of)
+    models = sorted({model for model, _ in cells})
+    return Grid(
+        models=models,
+        columns=[column_of[d] for d in datasets],
+        cells={(m, column_of[d]): cells[(m, d)] for m in models for d in datasets if (m, d) in cells},
+    )
+
+
+def legend(rows: list[Row]) -> list[str]:
+    """The legend lines that apply to these rows."""
+    lines = []
+    if any(r.run.status == "partial" and r.run.value is not None for r in rows):
+        lines.append(LEGEND["partial"])
+    if any(r.run.scale_source == "inferred" for r in rows):
+        lines.append(LEGEND["inferred"])
+    if any(r.run.value is None for r in rows):
+        lines.append(LEGEND["empty"])
+    return lines
