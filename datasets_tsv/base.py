@@ -25,17 +25,25 @@ import pandas as pd
 
 from vlmkit.cells import index_key, is_blank
 from vlmkit.config import lmu_data_root
-from vlmkit.files import UnsafePathError, contained_path, download_verified, md5_of, write_bytes_atomic
+from vlmkit.files import (
+    UnsafePathError,
+    contained_path,
+    download_verified,
+    md5_of,
+    write_bytes_atomic,
+)
 from vlmkit.message import Part
 from vlmkit.scoring.result import EvalResult
 
-from .images import DatasetError, decode_images, read_header, read_table
+from .images import DatasetError, decode_images, parse_table, read_header, table_text
 from .table import TableRows
+from .tsv_stamp import Identity, StampStore, identity, now_ns
 
 __all__ = ["DatasetError", "TSVDataset"]
 
 OPTION_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 TEXT_COLUMNS = frozenset({"question", "hint", "answer", *OPTION_LETTERS})
+TABLE_SKIP = "image"  # the column the table leaves out
 READING_NOTE = "cells reading None/NA/nan are text, not missing (VLMEvalKit drops such options)"
 
 
@@ -72,6 +80,8 @@ class TSVDataset(TableRows):
         self.progress = progress
         self.keep_local_tsv = bool(keep_local_tsv)
         self.md5_mismatch_accepted = False
+        self.md5_source = "computed"  # or "stamp" (see _load)
+        self._verified_identity: Identity | None = None  # the file as hashed, when settled (see tsv_stamp)
         self.tsv_path = Path(tsv_path).expanduser() if tsv_path is not None else self.root / f"{name}.tsv"
         self.image_folder = image_folder or name
         try:
@@ -89,10 +99,12 @@ class TSVDataset(TableRows):
     def _load(self) -> tuple[str, pd.DataFrame]:
         """Make the TSV present and verified, read the table; return (md5, table).
 
-        A present file is hashed in a thread while the table is read (hashlib releases the GIL), so checking a
-        200 MB file costs little extra time. A present file whose MD5 differs from the catalog's is never replaced
-        (it may be the user's own): it is an error naming both MD5s, unless `keep_local_tsv` accepts it as it is
-        (info() then records both MD5s and `md5_mismatch_accepted`).
+        An unchanged file (same size, mtime, ctime and inode as when it was last hashed) takes its MD5 and its
+        table from its stamp (`datasets_tsv.tsv_stamp`): `md5_source` is then "stamp", else "computed". A file
+        without a valid stamp is hashed in a thread while the table is read (hashlib releases the GIL), so checking
+        a 200 MB file costs little extra time. A present file whose MD5 differs from the catalog's is never
+        replaced (it may be the user's own): it is an error naming both MD5s, unless `keep_local_tsv` accepts it
+        as it is (info() then records both MD5s and `md5_mismatch_accepted`).
         """
         path = self.tsv_path
         if self.bundled:
@@ -102,25 +114,40 @@ class TSVDataset(TableRows):
                 raise DatasetError(f"{path}: not found, and {self.name!r} has no download URL; place the TSV there")
             download_verified(self.url, path, self.md5, progress=self.progress)
             return self.md5 or md5_of(path), self._read_table()
+        stamps = StampStore(self.root)
+        before = identity(path)
+        stamp = stamps.lookup(path, before, TABLE_SKIP)
+        if stamp is not None:
+            self.md5_source = "stamp"
+            self._verify_md5(stamp.md5)
+            self._verified_identity = before
+            return stamp.md5, self._read_table(stamp.table)
+        began = now_ns()
+        text: list[str] = []
         with ThreadPoolExecutor(max_workers=1) as pool:
             hashing = pool.submit(md5_of, path)
             try:
-                data, error = self._read_table(), None
+                data, error = self._read_table(None, text), None
             except DatasetError as exc:  # judge the MD5 first: a file that is not the catalog's says so first
                 data, error = None, exc
             actual = hashing.result()
+        self._verify_md5(actual)
+        if error is not None:
+            raise error
+        if identity(path) == before and stamps.record(path, actual, before, began, text[0], TABLE_SKIP):
+            self._verified_identity = before
+        return actual, data  # type: ignore[return-value]
+
+    def _verify_md5(self, actual: str) -> None:
         if self.md5 is not None and actual != self.md5:
             if not self.keep_local_tsv:
                 fetch = "to download the catalog's copy" if self.url else "and put the catalog's copy there"
                 raise DatasetError(
-                    f"{path}: MD5 {actual} differs from the catalog's {self.md5} for {self.name}; the file is left "
-                    f"as it is. Move it away {fetch}, or pass --keep-local-tsv (keep_local_tsv=True) to evaluate "
-                    "this file as it is"
+                    f"{self.tsv_path}: MD5 {actual} differs from the catalog's {self.md5} for {self.name}; the file "
+                    f"is left as it is. Move it away {fetch}, or pass --keep-local-tsv (keep_local_tsv=True) to "
+                    "evaluate this file as it is"
                 )
             self.md5_mismatch_accepted = True
-        if error is not None:
-            raise error
-        return actual, data  # type: ignore[return-value]
 
     def _copy_bundled(self, path: Path) -> None:
         """Copy a file shipped in the package into place (again when the copy there differs from it, unless
@@ -136,7 +163,9 @@ class TSVDataset(TableRows):
         elif not path.is_file() or path.read_bytes() != data:
             write_bytes_atomic(path, data)
 
-    def _read_table(self) -> pd.DataFrame:
+    def _read_table(self, cached: str | None = None, text_out: list[str] | None = None) -> pd.DataFrame:
+        """The table without images: from cached (the stamp's text of this very file) or streamed from the file
+        (its text then appended to text_out, for the stamp)."""
         path = self.tsv_path
         header = read_header(path)
         if not header:
@@ -145,7 +174,10 @@ class TSVDataset(TableRows):
             if column not in header:
                 needed = "" if column == "index" else f", needed by {self.kind} prompts"
                 raise DatasetError(f"{path}: missing column `{column}`{needed}")
-        data = read_table(path, skip="image", text_columns=TEXT_COLUMNS)
+        text = cached if cached is not None else table_text(path, skip=TABLE_SKIP)
+        if text_out is not None:
+            text_out.append(text)
+        data = parse_table(text, path, text_columns=TEXT_COLUMNS)
         if data.empty:
             raise DatasetError(f"{path}: no rows (only a header); nothing to evaluate")
         missing = np.flatnonzero(data["index"].isna().to_numpy())
@@ -197,12 +229,26 @@ class TSVDataset(TableRows):
         with self._lock:
             if self._image_files is None:
                 self._image_files = decode_images(
-                    self.tsv_path, self.image_root, index_keys=self._keys, progress=self.progress
+                    self.tsv_path, self.image_root, index_keys=self._keys, progress=self.progress,
+                    tsv_md5=self._settled_md5(),
                 )
+
+    def _settled_md5(self) -> str | None:
+        """The MD5 of the file as it is now, when it is known for certain (the file is settled and unchanged since
+        it was hashed); the image decoder then may skip re-reading it (see `datasets_tsv.image_manifest`)."""
+        if self._verified_identity is None:
+            return None
+        try:
+            return self.file_md5 if identity(self.tsv_path) == self._verified_identity else None
+        except OSError:
+            return None
 
     def image_paths(self, line: dict[str, Any] | int) -> list[str]:
         """The decoded image files of a row, in order (decodes all images on first use)."""
         pos, _ = self._row(line)
+        return self._images_at(pos)
+
+    def _images_at(self, pos: int) -> list[str]:
         if self._image_files is None:
             self.prepare_images()
         return list(self._image_files[pos])  # type: ignore[index]
@@ -214,8 +260,8 @@ class TSVDataset(TableRows):
 
     def build_prompt(self, line: dict[str, Any] | int) -> list[Part]:
         """The row as a message: its images first, then one text part."""
-        _, row = self._row(line)
-        parts: list[Part] = [{"type": "image", "value": p} for p in self.image_paths(row)]
+        pos, row = self._row(line)
+        parts: list[Part] = [{"type": "image", "value": p} for p in self._images_at(pos)]
         parts.append({"type": "text", "value": self.prompt_text(row)})
         return parts
 
@@ -244,6 +290,7 @@ class TSVDataset(TableRows):
             "source": self.url or (f"datasets_tsv/{self.bundled}" if self.bundled else str(self.tsv_path)),
             "tsv_path": str(self.tsv_path),
             "md5": self.file_md5,
+            "md5_source": self.md5_source,
             **({"catalog_md5": self.md5, "md5_mismatch_accepted": True} if self.md5_mismatch_accepted else {}),
             "n_total": len(self),
             "image_folder": self.image_folder,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .images import DatasetError, iter_records
+from .tsv_stamp import cached_records
 
 CIRCULAR_STRIDE = 1_000_000
 
@@ -22,9 +23,12 @@ def detect(tsv: Path) -> tuple[str, dict[str, Any]]:
     return kind, options
 
 
-def detect_with_reason(tsv: Path) -> tuple[str, dict[str, Any], str]:
-    """detect() plus what in the file decided it, in words (for the one line a run prints about its scorer)."""
-    header, records = iter_records(tsv)
+def detect_with_reason(tsv: Path, root: Path | None = None) -> tuple[str, dict[str, Any], str]:
+    """detect() plus what in the file decided it, in words (for the one line a run prints about its scorer).
+
+    root ($LMUData): read the columns from the TSV's stamp when the file is unchanged since it was stamped
+    (datasets_tsv.tsv_stamp), instead of streaming the whole file again."""
+    header, records = (cached_records(root, tsv) if root is not None else None) or iter_records(tsv)
     if not header:
         raise DatasetError(f"{tsv}: empty file (no header)")
     columns = {name: i for i, name in enumerate(header)}

@@ -8,6 +8,17 @@ Hashing the base64 text costs a fraction of decoding it (on the development mach
 base64 decoding at about 0.2 GB/s); SHA-1 is used for speed, not for security: the digest only tells two pictures
 apart.
 
+A complete pass over a TSV whose MD5 is known for certain (the caller's verified MD5 of the file as it is now: a
+fresh hash, or a `datasets_tsv.tsv_stamp` stamp of the unchanged file) is recorded too, under `"passes"`:
+`{md5: {"tsv": path, "rows": [[name, ...], ...], "files": {name: digest}}}`, each row's images as the pass
+returned them (names relative to the folder; absolute for an existing file outside it). A later pass over a TSV
+with that same MD5 then reads nothing of the TSV: it takes the rows from the record after checking that every
+file the record names still has the recorded digest in the manifest and the recorded size and mtime on disk (an
+existing file named by `image_path`: that it still exists, as a full pass checks). The guarantee is unchanged:
+the same MD5 means the same base64 fields, so the same digests; a file replaced by hand, or rewritten since by
+another dataset sharing the folder, fails the check and the full pass runs (and rewrites it). Only the last
+`MAX_PASSES` passes are kept.
+
 The manifest is written atomically after a pass (also after a pass that failed half-way: what was written is
 recorded), merged with what is on disk then, so two datasets sharing a folder keep each other's records. A
 manifest that cannot be read counts as empty: the worst case is that images are written again.
@@ -26,6 +37,9 @@ from vlmkit.files import write_text_atomic
 MANIFEST_NAME = ".vlmkit-images.json"
 VERSION = 1
 
+PASS_VERSION = 1  # of how a pass names and orders its files; a record of another version is ignored
+MAX_PASSES = 8
+
 Record = tuple[str, int, int]  # digest, size, mtime_ns
 
 
@@ -41,16 +55,17 @@ class ImageManifest:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = folder / MANIFEST_NAME
-        self.records = _read(self.path)
+        self.records, self.passes = _read(self.path)
         self.changed: dict[str, Record] = {}
+        self.new_passes: dict[str, dict[str, Any]] = {}
 
-    def is_current(self, name: str, digest: str, path: Path) -> bool:
+    def is_current(self, name: str, digest: str, path: Path | str) -> bool:
         """True when path was written from content with this digest and has not been touched since."""
         record = self.changed.get(name) or self.records.get(name)
         if record is None or record[0] != digest:
             return False
         try:
-            stat = path.stat()
+            stat = os.stat(path)
         except OSError:
             return False
         return (stat.st_size, stat.st_mtime_ns) == record[1:]
@@ -62,27 +77,73 @@ class ImageManifest:
 
     def save(self) -> None:
         """Write the records (merged with the manifest on disk now), only when this pass changed any."""
-        if not self.changed:
+        if not self.changed and not self.new_passes:
             return
-        merged = {**_read(self.path), **self.changed}
+        records, passes = _read(self.path)
+        merged = {**records, **self.changed}
+        passes = {**{k: v for k, v in passes.items() if k not in self.new_passes}, **self.new_passes}
+        passes = dict(list(passes.items())[-MAX_PASSES:])
         files = {name: list(record) for name, record in sorted(merged.items())}
-        write_text_atomic(self.path, json.dumps({"version": VERSION, "files": files}, separators=(",", ":")))
-        self.records, self.changed = merged, {}
+        body = {"version": VERSION, "files": files, "passes": passes}
+        write_text_atomic(self.path, json.dumps(body, separators=(",", ":")))
+        self.records, self.passes, self.changed, self.new_passes = merged, passes, {}, {}
+
+    def record_pass(self, tsv_md5: str, tsv: Path, rows: list[list[str]], digests: dict[str, str]) -> None:
+        """Note a complete pass over the TSV with this MD5: each row's files (as returned), and the digest of each
+        file written or reused (by manifest name)."""
+        base = str(self.folder.resolve()) + os.sep
+        named = [[p[len(base):].replace(os.sep, "/") if p.startswith(base) else p for p in row] for row in rows]
+        self.new_passes[tsv_md5] = {"pass_version": PASS_VERSION, "tsv": str(tsv), "rows": named, "files": digests}
+
+    def replay(self, tsv_md5: str, tsv: Path) -> list[list[str]] | None:
+        """The rows of a recorded pass over the TSV with this MD5 when every file it names is as recorded (see the
+        module docstring); None when there is no such pass or anything changed."""
+        record = self.passes.get(tsv_md5)
+        if not isinstance(record, dict) or record.get("pass_version") != PASS_VERSION or record.get("tsv") != str(tsv):
+            return None
+        rows, digests = record.get("rows"), record.get("files")
+        if not isinstance(rows, list) or not isinstance(digests, dict):
+            return None
+        base = str(self.folder.resolve()) + os.sep
+        native = (lambda name: name) if os.sep == "/" else (lambda name: name.replace("/", os.sep))
+        checked: dict[str, str] = {}
+        out: list[list[str]] = []
+        for row in rows:
+            if not isinstance(row, list):
+                return None
+            paths = []
+            for name in row:
+                full = checked.get(name) if isinstance(name, str) else None
+                if full is None:
+                    if not isinstance(name, str):
+                        return None
+                    full = name if os.path.isabs(name) else base + native(name)
+                    digest = digests.get(name)
+                    if digest is not None:
+                        if not self.is_current(name, digest, full):
+                            return None
+                    elif not os.path.isfile(full):
+                        return None
+                    checked[name] = full
+                paths.append(full)
+            out.append(paths)
+        return out
 
 
-def _read(path: Path) -> dict[str, Record]:
+def _read(path: Path) -> tuple[dict[str, Record], dict[str, dict[str, Any]]]:
     try:
         raw: Any = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
+        return {}, {}
     if not isinstance(raw, dict) or raw.get("version") != VERSION or not isinstance(raw.get("files"), dict):
-        return {}
+        return {}, {}
     records: dict[str, Record] = {}
     for name, value in raw["files"].items():
         if (isinstance(value, list) and len(value) == 3 and isinstance(value[0], str)
                 and all(isinstance(v, int) and not isinstance(v, bool) for v in value[1:])):
             records[name] = (value[0], value[1], value[2])
-    return records
+    passes = raw.get("passes")
+    return records, (passes if isinstance(passes, dict) else {})
 
 
 def relative_name(folder: Path, path: Path) -> str:

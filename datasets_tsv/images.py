@@ -44,7 +44,12 @@ from tqdm import tqdm
 
 from vlmkit.cells import index_key
 from vlmkit.errors import DataError
-from vlmkit.files import UnsafePathError, contained_path, write_bytes_atomic
+from vlmkit.files import (
+    UnsafePathError,
+    contained_child,
+    contained_path,
+    write_bytes_atomic,
+)
 from vlmkit.media import MediaError, b64_to_bytes, declared_size, image_extension
 from vlmkit.message import IMAGE_EXTENSIONS
 
@@ -131,9 +136,16 @@ def _text(field: bytes, tsv: Path, pos: int | str, column: str) -> str:
 def read_table(tsv: Path, *, skip: str = "image", text_columns: frozenset[str] = frozenset()) -> pd.DataFrame:
     """Every column but skip, read as pandas reads the TSV, without ever holding the skipped column in memory.
 
-    The records are streamed, the kept fields re-written to an in-memory TSV and parsed by pandas (so types are
-    inferred exactly as read_csv infers them). Only an empty cell is missing; text_columns stay strings.
+    The records are streamed, the kept fields re-written to an in-memory TSV (`table_text`) and parsed by pandas
+    (`parse_table`, so types are inferred exactly as read_csv infers them). Only an empty cell is missing;
+    text_columns stay strings.
     """
+    return parse_table(table_text(tsv, skip=skip), tsv, text_columns=text_columns)
+
+
+def table_text(tsv: Path, *, skip: str = "image") -> str:
+    """Every column but skip as TSV text (quoted as the csv module quotes), streamed from tsv; the text
+    `datasets_tsv.tsv_stamp` caches."""
     header, records = iter_records(tsv)
     keep = [i for i, name in enumerate(header) if name != skip]
     buffer = io.StringIO()
@@ -143,11 +155,15 @@ def read_table(tsv: Path, *, skip: str = "image", text_columns: frozenset[str] =
         if len(record) > len(header) and any(record[len(header):]):
             raise DatasetError(f"{tsv}: row {pos} has {len(record)} fields but the header has {len(header)}")
         writer.writerow([_text(record[i], tsv, pos, header[i]) if i < len(record) else "" for i in keep])
-    buffer.seek(0)
-    names = [header[i] for i in keep]
+    return buffer.getvalue()
+
+
+def parse_table(text: str, tsv: Path, *, text_columns: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """The table of `table_text`'s text (tsv only names the file in errors)."""
+    names = next(csv.reader(io.StringIO(text), delimiter="\t"), [])  # the header record only
     dtypes = {c: str for c in names if c in text_columns}
     try:
-        return pd.read_csv(buffer, sep="\t", dtype=dtypes, keep_default_na=False, na_values=[""])
+        return pd.read_csv(io.StringIO(text), sep="\t", dtype=dtypes, keep_default_na=False, na_values=[""])
     except (ValueError, pd.errors.ParserError) as exc:
         raise DatasetError(f"{tsv}: cannot read as a TSV ({exc})") from None
 
@@ -189,7 +205,7 @@ class _Decoder:
 
     def target(self, name: str, pos: int, index: str, field: str) -> Path:
         try:
-            return contained_path(self.folder, name)
+            return contained_child(self.base, name)
         except UnsafePathError as exc:
             where = self.where(pos, index, field)
             raise DatasetError(f"{where}: {exc}; refusing to write outside {self.folder}") from None
@@ -264,15 +280,26 @@ def _has_known_signature(data: bytes) -> bool:
 
 
 def decode_images(
-    tsv: Path, folder: Path, *, index_keys: list[str] | None = None, progress: bool = False
+    tsv: Path,
+    folder: Path,
+    *,
+    index_keys: list[str] | None = None,
+    progress: bool = False,
+    tsv_md5: str | None = None,
 ) -> list[list[str]]:
     """One streaming pass over tsv: decode every image once into folder, reuse what was decoded from the same
     content before (see the module docstring).
 
     Returns, for every row in file order, the absolute paths of its images ([] for a row without one).
     index_keys, when given, are the `index_key`s of the rows as the table has them; a mismatch is an error rather
-    than images silently attached to the wrong rows.
+    than images silently attached to the wrong rows. tsv_md5, when given, must be the MD5 of the file as it is
+    now, known for certain: a complete pass is then recorded under it, and a later call with the same MD5 whose
+    files are all as that pass left them returns its rows without reading the TSV (`ImageManifest.replay`).
     """
+    if tsv_md5 is not None:
+        replayed = ImageManifest(folder).replay(tsv_md5, tsv)
+        if replayed is not None and (index_keys is None or len(replayed) == len(index_keys)):
+            return replayed
     header, records = iter_records(tsv)
     columns = {name: i for i, name in enumerate(header)}
     if "image" not in columns and "image_path" not in columns:
@@ -283,15 +310,18 @@ def decode_images(
     decoder = _Decoder(tsv, folder)
     try:
         files, references, position, raw_indices = _stream(decoder, records, columns, index_keys, progress)
+        if index_keys is not None and len(files) != len(index_keys):
+            raise DatasetError(f"{tsv}: {len(files)} rows now, {len(index_keys)} when the table was read")
+        resolved = {pos: _resolve_reference(decoder, files, references, position, pos, raw_indices[pos])
+                    for pos in references}
+        for pos, paths in resolved.items():
+            files[pos] = paths
+        out = [f if f is not None else [] for f in files]
+        if tsv_md5 is not None:
+            decoder.manifest.record_pass(tsv_md5, tsv, out, {key: seen[0] for key, seen in decoder.seen.items()})
     finally:  # what was written is recorded even when a later row fails
         decoder.manifest.save()
-    if index_keys is not None and len(files) != len(index_keys):
-        raise DatasetError(f"{tsv}: {len(files)} rows now, {len(index_keys)} when the table was read")
-    resolved = {pos: _resolve_reference(decoder, files, references, position, pos, raw_indices[pos])
-                for pos in references}
-    for pos, paths in resolved.items():
-        files[pos] = paths
-    return [f if f is not None else [] for f in files]
+    return out
 
 
 def _stream(

@@ -121,7 +121,7 @@ def build_dataset(
     else:
         from .detect import detect_with_reason
 
-        kind_found, options, found = detect_with_reason(tsv)
+        kind_found, options, found = detect_with_reason(tsv, root_path)
         target = KIND_CLASSES[kind_found]
         why = (
             f"detected from the file's columns ({found}); pass --kind/--metric (or write "

@@ -3,11 +3,16 @@
     python tools/bench_dataset_prep.py                 # a 4329-row MMBench-like TSV (about 214 MB) in a temp LMUData
     python tools/bench_dataset_prep.py --tsv PATH.tsv  # an existing TSV (its images go to a temp LMUData)
 
-Each measurement runs in a fresh Python process and prints: seconds to construct the dataset (MD5 + table),
-seconds for the pass, and the process's peak RSS. "first" decodes and writes every image; "second" finds them
-all in place. "floor" is the raw cost on this machine of splitting the lines, decoding the base64 and writing
-the files with nothing else (no checks, no prompts), to judge the first pass against. Disk speed on a shared
-machine varies a lot from minute to minute: compare figures from one invocation.
+Each measurement runs in a fresh Python process and prints where its seconds go: "import" (pandas, numpy and the
+dataset modules: the same whatever the data, so kept apart), "construct" (build_dataset: for a TSV the catalog
+does not know, reading its columns to tell its kind; then the MD5, or the stamp of an unchanged file, and the
+table), "images" (prepare_images: decode and write every image, or check the files of a recorded pass),
+"prompts" (build_prompt for every row), "total" (construct + images + prompts) and the process's peak RSS, with
+where the MD5 came from. "first" decodes and writes every image; "second" finds the TSV and every image as the
+first left them. "floor" is the raw cost on this machine of splitting the lines, decoding the base64 and writing
+the files with nothing else (no checks, no prompts), to judge the first pass against; it runs right after the
+first pass. Disk speed on a shared machine varies a lot from minute to minute: compare figures from one
+invocation, and see the load averages printed.
 """
 
 from __future__ import annotations
@@ -25,13 +30,17 @@ CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
 from datasets_tsv.registry import build_dataset
+import datasets_tsv.base, datasets_tsv.detect  # what build_dataset imports on first use (pandas, numpy)
 t1 = time.perf_counter()
 dataset = build_dataset(sys.argv[1], root=sys.argv[2], progress=False)
 t2 = time.perf_counter()
-parts = sum(len(dataset.build_prompt(i)) for i in range(len(dataset)))
+dataset.prepare_images()
 t3 = time.perf_counter()
-print(json.dumps({"import_s": t1 - t0, "construct_s": t2 - t1, "pass_s": t3 - t2, "rows": len(dataset),
-                  "parts": parts, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+parts = sum(len(dataset.build_prompt(i)) for i in range(len(dataset)))
+t4 = time.perf_counter()
+print(json.dumps({"import_s": t1 - t0, "construct_s": t2 - t1, "images_s": t3 - t2, "prompts_s": t4 - t3,
+                  "rows": len(dataset), "parts": parts, "md5_source": dataset.info().get("md5_source", "?"),
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 FLOOR = r"""
@@ -58,6 +67,10 @@ def run_child(code: str, *args: str) -> dict:
     if done.returncode != 0:
         raise SystemExit(f"measurement failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def load() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def folder_size(folder: Path) -> tuple[int, int]:
@@ -88,18 +101,25 @@ def main(argv: list[str] | None = None) -> int:
             print(f"generated {tsv.name}: {args.rows} rows, {tsv.stat().st_size / 1e6:.1f} MB "
                   f"in {time.perf_counter() - began:.1f} s")
             target = tsv.stem
-        print(f"machine: {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}")
-        print(f"{'pass':<8}{'construct s':>13}{'pass s':>10}{'total s':>10}{'peak RSS MB':>14}")
+        print(f"machine: {os.cpu_count()} cpus, load {load()}; python {sys.version.split()[0]}")
+        print(f"{'pass':<8}{'import s':>10}{'construct s':>13}{'images s':>10}{'prompts s':>11}{'total s':>9}"
+              f"{'peak RSS MB':>13}  md5")
+        totals = {}
+        floor = None
         for label in ("first", "second"):
             figures = run_child(CHILD, target, str(root))
-            total = figures["construct_s"] + figures["pass_s"]
-            print(f"{label:<8}{figures['construct_s']:>13.2f}{figures['pass_s']:>10.2f}{total:>10.2f}"
-                  f"{figures['peak_rss_mb']:>14.0f}")
+            totals[label] = figures["construct_s"] + figures["images_s"] + figures["prompts_s"]
+            print(f"{label:<8}{figures['import_s']:>10.2f}{figures['construct_s']:>13.2f}{figures['images_s']:>10.2f}"
+                  f"{figures['prompts_s']:>11.2f}{totals[label]:>9.2f}{figures['peak_rss_mb']:>13.0f}  "
+                  f"{figures['md5_source']}")
+            if label == "first" and not args.no_floor:
+                floor = run_child(FLOOR, str(tsv), str(Path(tmp) / "floor"))
         n_files, n_bytes = folder_size(root / "images")
         print(f"images: {n_files} files, {n_bytes / 1e6:.1f} MB; {figures['rows']} rows, {figures['parts']} parts")
-        if not args.no_floor:
-            floor = run_child(FLOOR, str(tsv), str(Path(tmp) / "floor"))
-            print(f"{'floor':<8}{'':>13}{floor['pass_s']:>10.2f}{'':>10}{floor['peak_rss_mb']:>14.0f}")
+        if floor is not None:
+            print(f"{'floor':<8}{'':>10}{'':>13}{floor['pass_s']:>10.2f}{'':>11}{'':>9}{floor['peak_rss_mb']:>13.0f}")
+            print(f"first pass {totals['first']:.2f} s = {totals['first'] / floor['pass_s']:.2f}x the floor; "
+                  f"second pass {totals['second']:.2f} s; load now {load()}")
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 import requests
@@ -75,6 +76,29 @@ def contained_path(folder: Path, name: str) -> Path:
     if target == base or base not in target.parents:
         raise UnsafePathError(f"{name!r} would leave {folder}")
     return target
+
+
+def contained_child(base: Path, name: str) -> Path:
+    """contained_path(base, name) for a base that is already resolved, cheaper for the common case: a relative name
+    of plain parts (no empty, `.` or `..` part) with no symlink at or under base among them is base/name as it is
+    (one lstat per part instead of resolving both paths from the root). Anything else goes through
+    contained_path, so the answer (or the refusal) is the same."""
+    parts = name.split("/")
+    if (os.sep != "/" or not name or "\x00" in name or name.strip() in (".", "..")
+            or any(part in ("", ".", "..") for part in parts)):
+        return contained_path(base, name)
+    prefix = str(base)
+    for part in parts:
+        prefix = f"{prefix}/{part}"
+        try:
+            mode = os.lstat(prefix).st_mode
+        except FileNotFoundError:
+            break  # nothing further exists, so no symlink either
+        except OSError:
+            return contained_path(base, name)
+        if stat.S_ISLNK(mode):
+            return contained_path(base, name)
+    return Path(f"{base}/{name}")
 
 
 def md5_of(path: Path, chunk: int = 1 << 20) -> str:

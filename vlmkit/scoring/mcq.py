@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -65,6 +66,7 @@ _REFUSALS = (
     "I'm sorry, but without the image provided",
     "Cannot determine the answer",
 )
+_REFUSAL_RE = re.compile("|".join(map(re.escape, _REFUSALS)))  # any(r in pred for r in _REFUSALS), in one scan
 
 
 def clean_options(options: Mapping[str, Any]) -> dict[str, str]:
@@ -129,18 +131,47 @@ def _fuzzy(pred: str, options: dict[str, str]) -> str | None:
 
 
 def _extract(prediction: str, options: dict[str, str], fuzzy: bool) -> tuple[str | None, str]:
-    pred = prediction.strip()
-    if not pred or not options or VLMEVALKIT_FAIL_MARKER in pred or any(r in pred for r in _REFUSALS):
-        return None, "unparsed"
-    for method, step in (("exact", _exact), ("marker", _marker), ("cue", _cue), ("option_text", _option_text)):
-        letter = step(pred, options)
-        if letter is not None:
-            return letter, method
+    letter, method, _ = _extract_both(prediction.strip(), options, fuzzy)
+    return letter, method
+
+
+_UNSET: Any = object()
+
+
+def _extract_both(pred: str, options: dict[str, str], fuzzy: bool) -> tuple[str | None, str, str | None]:
+    """(letter, method) of `_extract` and the letter of `_vlmevalkit` for one stripped prediction, sharing the
+    work the two have in common (the refusal checks, the cue tokens, the option-text search)."""
+    if not pred or not options or VLMEVALKIT_FAIL_MARKER in pred or _REFUSAL_RE.search(pred):
+        return None, "unparsed", None
+    tokens = pred.translate(_CUE_PUNCT).split()
+    present = [c for c in options if c in tokens]
+    cue = None
+    text_letter = _UNSET
+    if len(present) == 1:
+        if tokens.index(present[0]) > len(tokens) - 5:
+            cue = present[0]
+        vlm = cue
+    elif not present and "Z" in tokens:
+        vlm = None
+    else:
+        vlm = text_letter = _option_text(pred, options)
+    letter = _exact(pred, options)
+    if letter is not None:
+        return letter, "exact", vlm
+    letter = _marker(pred, options)
+    if letter is not None:
+        return letter, "marker", vlm
+    if cue is not None:
+        return cue, "cue", vlm
+    if text_letter is _UNSET:
+        text_letter = _option_text(pred, options)
+    if text_letter is not None:
+        return text_letter, "option_text", vlm
     if fuzzy:
         letter = _fuzzy(pred, options)
         if letter is not None:
-            return letter, "fuzzy"
-    return None, "unparsed"
+            return letter, "fuzzy", vlm
+    return None, "unparsed", vlm
 
 
 def extract_choice(prediction: str, options: Mapping[str, str], fuzzy: bool = False) -> tuple[str | None, str]:
@@ -179,6 +210,15 @@ def _normalise_target(value: Any) -> str | None:
 
 
 
+def _option_texts(values: list[Any]) -> list[str | None]:
+    """One option column as `clean_options` keeps it: the cell's text, or None when missing or blank."""
+    out: list[str | None] = []
+    for value in values:
+        text = value if type(value) is str else cell_text(value)
+        out.append(text if text is not None and text.strip() else None)
+    return out
+
+
 def _integer_indices(indices: list[Any]) -> np.ndarray:
     out = np.empty(len(indices), dtype=np.int64)
     for pos, idx in enumerate(indices):
@@ -207,7 +247,7 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
     if len(df) == 0:
         raise ValueError(f"{what}: the predictions table has no rows")
     letters = sorted(c for c in df.columns if isinstance(c, str) and c in _LETTERS)
-    opt_rows = df[letters].to_numpy(dtype=object) if letters else np.empty((len(df), 0), dtype=object)
+    option_columns = [_option_texts(df[letter].tolist()) for letter in letters]
     indices = df["index"].tolist()
     preds = df["prediction"].tolist()
     targets = df["answer"].tolist()
@@ -218,34 +258,43 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
     hits = np.zeros(n, dtype=bool)
     invalid: list[Any] = []
     differs = 0
-    for i in range(n):
-        options = {}
-        for letter, value in zip(letters, opt_rows[i], strict=True):
-            text = cell_text(value)
-            if text is not None and text.strip():
-                options[letter] = text
-        target = _normalise_target(targets[i])
+    target_of: dict[str, str | None] = {}  # _normalise_target of each distinct text answer
+    rows = zip(*option_columns) if option_columns else iter(lambda: (), None)
+    for i, texts in zip(range(n), rows):
+        options = {letter: text for letter, text in zip(letters, texts) if text is not None}
+        raw = targets[i]
+        if type(raw) is str:
+            target = target_of.get(raw, _UNSET)
+            if target is _UNSET:
+                target = target_of[raw] = _normalise_target(raw)
+        else:
+            target = _normalise_target(raw)
         if target is None or target not in options:
             invalid.append(indices[i])
             target = None
         pred = preds[i]
-        if is_missing(pred) or VLMEVALKIT_FAIL_MARKER in str(pred):
+        if type(pred) is not str:
+            if is_missing(pred):
+                methods[i] = INFERENCE_ERROR
+                continue
+            pred = str(pred)
+        if VLMEVALKIT_FAIL_MARKER in pred:
             methods[i] = INFERENCE_ERROR
             continue
-        pred = str(pred)
-        letter, method = _extract(pred, options, fuzzy)
+        letter, method, vlm = _extract_both(pred.strip(), options, fuzzy)
         extracted[i], methods[i] = letter, method
         hits[i] = target is not None and letter == target
-        if letter != _vlmevalkit(pred.strip(), options):
+        if letter != vlm:
             differs += 1
 
     per_sample = pd.DataFrame(
         {"index": indices, "extracted": pd.Series(extracted, dtype=object), "method": methods, "hit": hits}
     )
     counts: dict[str, int] = {"total": n}
+    tally = Counter(methods)
     for method in (*METHODS, INFERENCE_ERROR):
         key = "inference_errors" if method == INFERENCE_ERROR else method
-        counts[key] = int(sum(m == method for m in methods))
+        counts[key] = tally[method]
     counts["invalid_target"] = len(invalid)
     counts["differs_from_vlmevalkit"] = differs
     notes: list[str] = []
