@@ -15,7 +15,8 @@ from vlmkit.errors import DataError
 
 from .tsvs import b64, image_bytes, write_tsv
 
-REFERENCE = Path("/work/shared/reference/vlmevalkit_catalog.tsv")  # VLMEvalKit's catalog, where present
+# VLMEvalKit's catalog, in the shared/ folder that sits beside the checkout (and beside CI's clone), where present
+REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "vlmevalkit_catalog.tsv"
 JPEG = b64(image_bytes())
 HEADER = "name\tkind\tstatus\tscorer\tjudge\trows\tclass\tkwargs\turl\tmd5\tdescription\tnotes\n"
 MCQ = "datasets_tsv.image_mcq:ImageMCQDataset"
