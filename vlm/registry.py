@@ -1,27 +1,39 @@
 """Model names users type -> model class + default kwargs. Built on first use; importing this imports no model.
 
-Adding a model: one class, plus one `add` line here.
+Adding a model: one class, plus one `add` line here (and its VLMEvalKit preset in `presets.tsv`, where it has one).
+
+Each local family is listed with the modalities it takes through the kit (`vlmkit list models` shows them; video:
+the family's own video input, or sampled frames as images for families that have none); a loaded checkpoint declares
+what reaches it on this machine (`modalities` of the instance: some processors' video input needs torchvision).
+A local entry carries its preset (`vlm.presets`) as the `preset` kwarg, so that the run fingerprint and results.json
+hold the values used; an alias takes the preset of the checkpoint it names.
 """
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
 
 from vlmkit.registry import Registry
 
 HF_MODEL = "vlm.hf.generic:HFVisionModel"
+AUDIO_MODEL = "vlm.hf.audio_models:HFAudioModel"
 API_MODEL = "vlm.api.openai_compat:OpenAICompatModel"
+LOCAL_MODELS = frozenset({HF_MODEL, AUDIO_MODEL})
 
-# Local families served by the generic transformers path: (Hugging Face org/prefix, sizes).
-_HF_FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Qwen/Qwen2-VL-{}-Instruct", ("2B", "7B", "72B")),
-    ("Qwen/Qwen2.5-VL-{}-Instruct", ("3B", "7B", "32B", "72B")),
-    ("llava-hf/llava-1.5-{}-hf", ("7b", "13b")),
-    ("llava-hf/llava-onevision-qwen2-{}-ov-hf", ("0.5b", "7b", "72b")),
-    ("HuggingFaceTB/SmolVLM-{}", ("256M-Instruct", "500M-Instruct", "Instruct")),
-    ("OpenGVLab/InternVL3-{}-hf", ("1B", "2B", "8B", "14B", "38B", "78B")),
-    ("google/gemma-3-{}-it", ("4b", "12b", "27b")),
+_VISION = ("text", "image", "video")
+# Local families: (Hugging Face org/pattern, sizes, class, modalities the family takes).
+_HF_FAMILIES: tuple[tuple[str, tuple[str, ...], str, tuple[str, ...]], ...] = (
+    ("Qwen/Qwen2-VL-{}-Instruct", ("2B", "7B", "72B"), HF_MODEL, _VISION),
+    ("Qwen/Qwen2.5-VL-{}-Instruct", ("3B", "7B", "32B", "72B"), HF_MODEL, _VISION),
+    ("llava-hf/llava-1.5-{}-hf", ("7b", "13b"), HF_MODEL, _VISION),
+    ("llava-hf/llava-onevision-qwen2-{}-ov-hf", ("0.5b", "7b", "72b"), HF_MODEL, _VISION),
+    ("HuggingFaceTB/SmolVLM-{}", ("256M-Instruct", "500M-Instruct", "Instruct"), HF_MODEL, _VISION),
+    ("OpenGVLab/InternVL3-{}-hf", ("1B", "2B", "8B", "14B", "38B", "78B"), HF_MODEL, _VISION),
+    ("google/gemma-3-{}-it", ("4b", "12b", "27b"), HF_MODEL, _VISION),
+    ("Qwen/Qwen2-Audio-{}-Instruct", ("7B",), AUDIO_MODEL, ("text", "audio")),
+    ("Qwen/Qwen2.5-Omni-{}", ("3B", "7B"), AUDIO_MODEL, ("text", "image", "video", "audio")),
 )
 
 # Short names users type for a family's usual size.
@@ -34,20 +46,49 @@ _HF_ALIASES: tuple[tuple[str, str], ...] = (
     ("smolvlm", "HuggingFaceTB/SmolVLM-Instruct"),
     ("internvl", "OpenGVLab/InternVL3-8B-hf"),
     ("gemma3", "google/gemma-3-4b-it"),
+    ("qwen2-audio", "Qwen/Qwen2-Audio-7B-Instruct"),
+    ("qwen2.5-omni", "Qwen/Qwen2.5-Omni-7B"),
+    ("qwen-omni", "Qwen/Qwen2.5-Omni-7B"),
 )
+
+# A local checkpoint the registry does not name (a folder, or --model-path under a new name) runs on the generic
+# class unless its config.json's model_type needs another one.
+_CLASS_FOR_MODEL_TYPE = {"qwen2_audio": AUDIO_MODEL, "qwen2_5_omni": AUDIO_MODEL}
 
 _API_MODELS: tuple[str, ...] = ("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano")
 
 
+def local_class_for(model_dir: str | Path) -> str:
+    """The class ("module:Class") for a local checkpoint folder the registry does not name: by its config.json's
+    model_type; the generic class when there is none (loading then says what is wrong)."""
+    try:
+        model_type = json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError, AttributeError):
+        return HF_MODEL
+    return _CLASS_FOR_MODEL_TYPE.get(model_type, HF_MODEL) if isinstance(model_type, str) else HF_MODEL
+
+
 @lru_cache(maxsize=1)
 def model_registry() -> Registry:
+    from vlm.presets import model_presets
+
+    presets = model_presets()
     registry = Registry("model")
-    for pattern, sizes in _HF_FAMILIES:
+    targets: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+    def defaults(repo: str) -> dict:
+        preset = presets.get(repo.split("/", 1)[1])
+        return {"model_path": repo, **({"preset": preset.as_kwarg()} if preset is not None else {})}
+
+    for pattern, sizes, target, takes in _HF_FAMILIES:
         for size in sizes:
             repo = pattern.format(size)
-            registry.add(repo.split("/", 1)[1], HF_MODEL, f"local transformers: {repo}", model_path=repo)
+            targets[repo] = (target, takes)
+            registry.add(repo.split("/", 1)[1], target, f"local transformers ({', '.join(takes)}): {repo}",
+                         **defaults(repo))
     for alias, repo in _HF_ALIASES:
-        registry.add(alias, HF_MODEL, f"alias of {repo.split('/', 1)[1]}", model_path=repo)
+        target, takes = targets[repo]
+        registry.add(alias, target, f"alias of {repo.split('/', 1)[1]} ({', '.join(takes)})", **defaults(repo))
     tiny = Path(__file__).resolve().parent / "weights" / "vlmkit_tiny"
     # Its longest answer ("triangle vs square: Yes") is 6 tokens; the cap keeps a model that sees no picture it knows
     # (the grey-picture control) from generating 512 tokens a row.

@@ -19,6 +19,8 @@ from vlmkit.registry import Entry, RegistryError, import_target
 
 API_TARGET = "vlm.api.openai_compat:OpenAICompatModel"
 HF_TARGET = "vlm.hf.generic:HFVisionModel"
+AUDIO_TARGET = "vlm.hf.audio_models:HFAudioModel"
+LOCAL_TARGETS = frozenset({HF_TARGET, AUDIO_TARGET})  # the kit's local classes: they take the run's local options
 _SECRET_KEYS = frozenset({"api_key"})
 
 
@@ -41,6 +43,7 @@ class ModelOptions:
     video_mode: str | None = None  # API models: "frames" (default) or "video_url"
     timeout: float | None = None  # API models: seconds to wait for one answer (default: the model's, 60)
     retries: int | None = None  # API models: extra attempts after a retryable failure (default: the model's, 3)
+    system_prompt: str | None = None  # a system turn before each conversation that has none ("" sends none)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
@@ -53,6 +56,8 @@ class ModelOptions:
             raise ConfigError(f"--max-tokens must be a whole number, 1 or more; got {self.max_tokens!r}")
         if self.temperature is not None and not (_number(self.temperature) and self.temperature >= 0):
             raise ConfigError(f"--temperature must be a number, 0 or more; got {self.temperature!r}")
+        if self.system_prompt is not None and not isinstance(self.system_prompt, str):
+            raise ConfigError(f"--system-prompt must be text; got {type(self.system_prompt).__name__}")
 
     def api_kwargs(self) -> dict[str, Any]:
         """The connection settings only API models take (timeout, retries), where given."""
@@ -85,6 +90,11 @@ class ModelSpec:
     def is_api(self) -> bool:
         return self.target == API_TARGET
 
+    @property
+    def is_local(self) -> bool:
+        """One of the kit's local classes (they take batch_size and a device from the run)."""
+        return self.target in LOCAL_TARGETS
+
     def public_kwargs(self) -> dict[str, Any]:
         """The kwargs without secrets, for fingerprints and results.json."""
         return {k: v for k, v in self.kwargs.items() if k not in _SECRET_KEYS}
@@ -116,19 +126,22 @@ def check_api_base(api_base: str, where: str = "--api-base") -> None:
 
 
 def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
-    """Registry name, alias, local path or served model name -> class and kwargs.
+    """Registry name, alias, Hugging Face repo id, local path or served model name -> class and kwargs.
 
     - `--api-base URL` (or a registry API entry): an OpenAI-compatible model; NAME is the served model id.
-    - `--model-path DIR`: a local transformers model loaded from DIR, named NAME.
-    - a registry name: its class and defaults.
-    - an existing directory: a local transformers model.
+    - a registry name (or the repo id of a registry checkpoint, `Qwen/Qwen2.5-VL-7B-Instruct`): its class, defaults
+      and VLMEvalKit preset (`vlm/presets.tsv`); `--model-path DIR` loads the weights from DIR instead.
+    - `--model-path DIR` under a name the registry does not know, or an existing directory: a local transformers
+      model (the class its config.json's model_type needs: Qwen2-Audio and Qwen2.5-Omni take the audio class),
+      with no preset.
+    `--max-tokens` and `--system-prompt` win over a preset's max_new_tokens and system prompt.
     """
-    from vlm.registry import model_registry
+    from vlm.registry import local_class_for, model_registry
 
     options = options or ModelOptions()
     options.check()
     registry = model_registry()
-    entry: Entry | None = registry.get(name) if name in registry else None
+    entry: Entry | None = registry.get(name) if name in registry else _entry_for_repo(registry, name)
 
     if options.api_base or (entry is not None and entry.target == API_TARGET):
         kwargs: dict[str, Any] = {"model": entry.kwargs.get("model", name) if entry else name}
@@ -140,23 +153,27 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
             kwargs["max_tokens"] = options.max_tokens
         if options.temperature is not None:
             kwargs["temperature"] = options.temperature
+        if options.system_prompt is not None:
+            kwargs["system_prompt"] = options.system_prompt
         kwargs.update(options.api_kwargs())
         return ModelSpec(name, API_TARGET, {**kwargs, **options.video_kwargs(api=True), **options.extra})
 
     if options.model_path or entry is not None or Path(name).is_dir():
-        target = entry.target if entry is not None else HF_TARGET
         kwargs = dict(entry.kwargs) if entry is not None else {}
         if options.model_path:
             kwargs["model_path"] = options.model_path
         elif entry is None:
             kwargs["model_path"] = str(Path(name).resolve())
+        target = entry.target if entry is not None else local_class_for(kwargs["model_path"])
         if options.video_mode == "video_url":
             raise RegistryError(f"--video-mode video_url is for served models (--api-base); {name} is local and takes video in its own format")
-        if target == HF_TARGET:  # a user's own class takes only what its registry entry gives it
+        if target in LOCAL_TARGETS:  # a user's own class takes only what its registry entry gives it
             if options.max_tokens is not None:
                 kwargs["max_new_tokens"] = options.max_tokens
             if options.temperature is not None:
                 kwargs["temperature"] = options.temperature
+            if options.system_prompt is not None:
+                kwargs["system_prompt"] = options.system_prompt
             kwargs.update(options.video_kwargs(api=False))
         return ModelSpec(name, target, {**kwargs, **options.extra})
 
@@ -164,3 +181,13 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
         registry.unknown_message(name)
         + " For a served model pass --api-base URL; for local weights pass --model-path DIR."
     )
+
+
+def _entry_for_repo(registry: Any, name: str) -> Entry | None:
+    """The registry entry of a checkpoint typed as its Hugging Face repo id (`Qwen/Qwen2-Audio-7B-Instruct`): the
+    one named by the id's last part, when its model_path is that id. A local folder of that name is the folder."""
+    if name.count("/") != 1 or Path(name).exists():
+        return None
+    short = name.split("/", 1)[1]
+    entry = registry.get(short) if short in registry else None
+    return entry if entry is not None and entry.kwargs.get("model_path") == name else None

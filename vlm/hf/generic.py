@@ -26,6 +26,10 @@ Capabilities are declared per loaded checkpoint (instance attributes over the cl
 - interleave: probed from the chat template (does an image between two texts render between them?); a
   template that puts images first gets messages reordered with `vlmkit.message.images_first`.
 
+A VLMEvalKit preset (`preset=`, from `vlm/presets.tsv` through the registry) sets the image resolution limits of
+the processor, generation defaults under the user's settings and a default system prompt (`vlm.hf.model_preset`);
+`settings()["preset"]` records it, with the values the user overrode.
+
 torch and transformers are imported when a model is built, not when this module is imported.
 """
 
@@ -39,9 +43,11 @@ from typing import Any
 from vlm.base import BaseModel
 from vlm.hf import decoding
 from vlm.hf.loading import resolve_model_path
+from vlm.hf.model_preset import apply_pixel_limits, pixel_limits_in_use, preset_values, with_system_turn
 from vlm.hf.processors import NO_TORCHVISION, is_image_only, load_processor, processor_takes_video
 from vlm.hf.qwen_video import QWEN_VIDEO_MODEL_TYPES, is_torchvision_free, load_qwen_processor, video_metadata
 from vlmkit.audio import read_audio
+from vlmkit.errors import ConfigError
 from vlmkit.generation import Generation, UnsupportedInputError, Usage
 from vlmkit.hf_format import to_hf_conversation
 from vlmkit.message import Turn, modalities
@@ -66,8 +72,13 @@ class HFVisionModel(BaseModel):
         given, one frame per 1/fps seconds (fps replaces nframe, which is then recorded as None).
     video_as_images: send a video as its sampled frames (consecutive images) even where the family has its own
         video input.
+    system_prompt: a system turn sent before each conversation that has none (None: the preset's, if any; "":
+        none). A row's own system turn wins.
+    preset: VLMEvalKit's preset for this model (`vlm.presets.Preset.as_kwarg()`): image resolution limits,
+        generation defaults (max_new_tokens when none is given, repetition_penalty, ... when not passed by name),
+        a default system prompt.
     generate_kwargs: passed on to `model.generate` (e.g. top_p, repetition_penalty): the only way, with a row's
-        parameters, to add a decoding setting.
+        parameters and a preset, to add a decoding setting.
     """
 
     modalities = frozenset({"text", "image"})
@@ -85,6 +96,8 @@ class HFVisionModel(BaseModel):
         nframe: int | None = 8,
         fps: float | None = None,
         video_as_images: bool = False,
+        system_prompt: str | None = None,
+        preset: dict[str, Any] | None = None,
         **generate_kwargs: Any,
     ) -> None:
         if dtype not in _DTYPES:
@@ -102,12 +115,23 @@ class HFVisionModel(BaseModel):
         self.model_type = _model_type(str(self.local_path))
         self.temperature = float(temperature)
         self.batch_size = batch_size
-        self.generate_kwargs = dict(generate_kwargs)
+        self.preset = preset
+        values = preset_values(preset)
+        self._preset_overridden = sorted(
+            k for k in values if (k == "max_new_tokens" and max_new_tokens is not None)
+            or (k == "system_prompt" and system_prompt is not None) or k in generate_kwargs
+        )
+        self.system_prompt = system_prompt if system_prompt is not None else values.get("system_prompt")
+        self.generate_kwargs = {
+            **{k: values[k] for k in ("repetition_penalty",) if k in values}, **generate_kwargs
+        }
         self.device, self.torch_dtype = _pick_device_dtype(device, dtype)
         self.dtype = dtype
         self.processor = self._load_processor()
+        apply_pixel_limits(self.processor, values, f"{model_path} (preset {(preset or {}).get('name')})")
+        self.pixel_limits = pixel_limits_in_use(self.processor)
         self.model = self._load_model()
-        self._setup_generation(max_new_tokens)
+        self._setup_generation(max_new_tokens, values.get("max_new_tokens"))
         self.video_input, self._no_video_reason = self._video_input()
         self.audio_rate = self._audio_rate()
         takes = {"text"} | ({"image"} if self._takes_images() else set())
@@ -123,11 +147,14 @@ class HFVisionModel(BaseModel):
             "video_processor": _video_processor_name(self.processor) if self.video_input == "native" else None,
         }
 
-    def _setup_generation(self, max_new_tokens: int | None) -> None:
-        """The kit's own decoding settings over the checkpoint's generation config (policy: `vlm.hf.decoding`)."""
+    def _setup_generation(self, max_new_tokens: int | None, preset_max: int | None = None) -> None:
+        """The kit's own decoding settings over the checkpoint's generation config (policy: `vlm.hf.decoding`); the
+        answer budget: the user's, else the preset's, else the checkpoint's, else the default."""
         checkpoint = decoding.checkpoint_values(getattr(self.model, "generation_config", None))
         if max_new_tokens is not None:
             self.max_new_tokens, self.max_new_tokens_source = int(max_new_tokens), "user"
+        elif preset_max is not None:
+            self.max_new_tokens, self.max_new_tokens_source = int(preset_max), "preset"
         elif isinstance(checkpoint.get("max_new_tokens"), int) and checkpoint["max_new_tokens"] > 0:
             self.max_new_tokens, self.max_new_tokens_source = checkpoint["max_new_tokens"], "checkpoint"
         else:
@@ -165,9 +192,9 @@ class HFVisionModel(BaseModel):
         import transformers
 
         if self.model_type == "qwen2_5_omni":
-            raise ValueError(
-                f"{self.model_path}: a Qwen2.5-Omni checkpoint; load it with vlm.hf.audio_models.HFAudioModel "
-                "(which runs its thinker only)"
+            raise ConfigError(
+                f"{self.model_path}: a Qwen2.5-Omni checkpoint: run it as --model qwen2.5-omni --model-path DIR "
+                "(class vlm.hf.audio_models.HFAudioModel, which runs its thinker only)"
             )
         placement = {"device_map": "auto"} if self.device == "auto" else {}
         tried = []
@@ -287,7 +314,8 @@ class HFVisionModel(BaseModel):
             return {"type": "audio", "audio": read_audio(value, rate=self.audio_rate).samples}
 
         conversation = to_hf_conversation(
-            turns, interleave=self.interleave, video_items=video_items, audio_item=audio_item
+            with_system_turn(turns, self.system_prompt), interleave=self.interleave, video_items=video_items,
+            audio_item=audio_item,
         )
         return conversation, metadata
 
@@ -410,9 +438,19 @@ class HFVisionModel(BaseModel):
             "batch_size": self.batch_size,
             "generate_kwargs": dict(self.generate_kwargs),
             "generation": self.generation_record(),
+            "system_prompt": self.system_prompt,
+            "image_pixel_limits": self.pixel_limits,
+            "preset": self.preset_record(),
             "modalities": sorted(self.modalities),
             "interleave": self.interleave,
         }
+
+    def preset_record(self) -> dict[str, Any] | None:
+        """The preset used (name, VLMEvalKit's name, prompt styles, values) and `overridden`: the preset values the
+        user's settings replaced; None without a preset."""
+        if self.preset is None:
+            return None
+        return {**self.preset, "overridden": list(self._preset_overridden)}
 
     def generation_record(self) -> dict[str, Any]:
         """What generate is asked for (the model's own settings; a row's parameters may override them for that row):
