@@ -33,6 +33,7 @@ from vlmkit.files import (
     write_bytes_atomic,
 )
 from vlmkit.message import Part
+from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 
 from .images import DatasetError, decode_images, parse_table, read_header, table_text
@@ -266,15 +267,16 @@ class TSVDataset(TableRows):
         return parts
 
     # -- scoring -------------------------------------------------------------------------------------------------
-    def evaluate(self, predictions: pd.DataFrame, *, fuzzy: bool = False) -> EvalResult:
-        """Score predictions (this table plus a `prediction` column, None where inference failed)."""
+    def evaluate(self, predictions: pd.DataFrame, *, fuzzy: bool = False, judge: Judge | None = None) -> EvalResult:
+        """Score predictions (this table plus a `prediction` column, None where inference failed). `judge`: an LLM
+        judge (vlmkit.judging) for the answers rules cannot read, and for benchmarks only a judge can score."""
         for column in ("index", "prediction", *self.answer_columns):
             if column not in predictions.columns:
                 what = "the predictions" if column == "prediction" else str(self.tsv_path)
                 raise DatasetError(f"{what}: missing column `{column}`, needed to evaluate {self.name}")
-        return self._score(predictions.copy(), fuzzy=fuzzy)
+        return self._score(predictions.copy(), fuzzy=fuzzy, judge=judge)
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool) -> EvalResult:
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         raise NotImplementedError(f"{type(self).__name__} has no scorer")
 
     def scorer_params(self) -> dict[str, Any]:

@@ -4,15 +4,17 @@ Columns (tab-separated, one benchmark per line, `#` lines and blank lines ignore
 
 - name        VLMEvalKit's name for the benchmark (unique).
 - kind        mcq, yorn, vqa, caption, shortqa, multi-turn, other (VLMEvalKit's task kind) or video.
-- status      ok    - vlmkit scores it by VLMEvalKit's rules (`scorer` names vlmkit's scorer);
-              judge - VLMEvalKit scores it with an LLM judge, which vlmkit does not have yet: building it is refused,
-                      except for inference only (`--mode infer`) when a `class` gives its prompt;
-              todo  - VLMEvalKit's scorer (or its data layout) is not in vlmkit yet: building it is refused.
+- status      ok     - vlmkit scores it by VLMEvalKit's rules (`scorer` names vlmkit's scorer); a run with --judge
+                       also asks the judge for the answers no rule can read where VLMEvalKit does (judge optional);
+              judge  - vlmkit scores it with an LLM judge, as VLMEvalKit does: a run needs --judge (without one it is
+                       refused in one line, except for inference only, `--mode infer`);
+              prompt - VLMEvalKit's scorer is not in vlmkit yet, its prompt is (`class`): inference only;
+              todo   - VLMEvalKit's scorer (or its data layout) is not in vlmkit yet: building it is refused.
 - scorer      status ok: one of SCORERS; otherwise VLMEvalKit's scorer in words.
 - judge       VLMEvalKit's need of an LLM judge: none, optional (asked only for answers its rules cannot parse;
               vlmkit scores by the rules alone) or required.
 - rows        the number of rows of the TSV when known (blank otherwise).
-- class       "module:Class" building the dataset (required for ok; optional for judge; empty for todo).
+- class       "module:Class" building the dataset (required for ok, judge and prompt; empty for todo).
 - kwargs      a JSON object of constructor options (circular, metric, image_folder, ...).
 - url, md5    where the TSV is downloaded from and its MD5 (blank: none known / not checked).
 - description one line for `vlmkit list datasets` (searched by `--search`).
@@ -37,13 +39,14 @@ from typing import Any
 COLUMNS = ("name", "kind", "status", "scorer", "judge", "rows", "class", "kwargs", "url", "md5", "description", "notes")
 REQUIRED_COLUMNS = ("name", "class", "url", "md5", "kwargs", "description")
 KINDS = ("mcq", "yorn", "vqa", "caption", "shortqa", "multi-turn", "other", "video")
-STATUSES = ("ok", "judge", "todo")
+STATUSES = ("ok", "judge", "prompt", "todo")
 JUDGE_NEEDS = ("none", "optional", "required")
 # vlmkit's scorers, as the `scorer` column of an `ok` row names them, and the task kind each belongs to.
 SCORERS = {
     "mcq": "mcq", "mcq-circular": "mcq", "mmmu": "mcq",
     "yorn": "yorn", "mme": "yorn", "pope": "yorn", "hallusion": "yorn",
     "vqa_score": "vqa", "anls": "vqa", "relaxed": "vqa", "exact": "vqa", "ocrbench": "vqa",
+    "vcr": "vqa", "mmmu-pro": "mcq", "mmvp": "mcq", "mmsci": "mcq",
 }  # fmt: skip
 _MD5 = re.compile(r"[0-9a-f]{32}")
 
@@ -69,7 +72,8 @@ class CatalogRow:
 
     @property
     def scorable(self) -> bool:
-        return self.status == "ok"
+        """vlmkit scores it (with --judge for status judge)."""
+        return self.status in ("ok", "judge")
 
     def build_kwargs(self) -> dict[str, Any]:
         """The constructor options with the download source (url/md5) added, as the dataset class takes them."""
@@ -86,21 +90,24 @@ class CatalogRow:
             return self.scorer
         return f"{'judge' if self.status == 'judge' else 'not yet'}: {self.scorer}"
 
-    def refusal(self, *, inference_only: bool = False) -> str | None:
-        """Why this benchmark cannot be built (one line), or None when it can (for inference only, if asked)."""
+    def refusal(self, *, inference_only: bool = False, judge: bool = False) -> str | None:
+        """Why this benchmark cannot be built (one line), or None when it can: `judge` rows with a judge (or for
+        inference only), `prompt` rows for inference only."""
         if self.status == "ok":
             return None
         if self.status == "judge":
-            if self.cls and inference_only:
+            if judge or inference_only:
                 return None
-            how = (
-                "run it with --mode infer to collect the answers"
-                if self.cls
-                else "vlmkit does not have its prompt yet either, so it cannot run it"
-            )
             return (
-                f"{self.name} is scored by an LLM judge in VLMEvalKit ({self.scorer}) and vlmkit has no --judge "
-                f"yet; {how}"
+                f"{self.name} is scored by an LLM judge ({self.scorer}): pass --judge MODEL --judge-api-base URL (any "
+                "OpenAI-compatible server), or --mode infer to collect the answers only"
+            )
+        if self.status == "prompt":
+            if inference_only:
+                return None
+            return (
+                f"{self.name} is scored in VLMEvalKit by {self.scorer}, which vlmkit does not have yet; run it with "
+                "--mode infer to collect the answers"
             )
         return f"{self.name} is not scorable by vlmkit yet (VLMEvalKit: {self.scorer}); it is listed so you know"
 
@@ -179,6 +186,8 @@ def _row(cells: dict[str, str], source: str, line_no: int) -> CatalogRow:
         raise bad("scorer", "say how VLMEvalKit scores it")
     if status == "judge" and judge != "required":
         raise bad("judge", "status judge means VLMEvalKit requires a judge")
+    if status in ("judge", "prompt") and not cls:
+        raise bad("class", f"a {status} benchmark is built for its prompt: give its class")
     if status == "todo" and cls:
         raise bad("class", "a todo benchmark is never built; leave its class empty")
     rows_text = cells["rows"].strip()

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from vlmkit.judging import Judge
 from vlmkit.scoring.breakdown import split_series
 from vlmkit.scoring.result import EvalResult
 
@@ -43,8 +44,8 @@ class GroupedMCQDataset(ImageMCQDataset):
             return self.text(line, self.prompt_column)
         return super().prompt_text(line)
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool) -> EvalResult:
-        result = super()._score(df, fuzzy=fuzzy)
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
+        result = super()._score(df, fuzzy=fuzzy, judge=judge)
         if not self.overall_over:
             return result
         hits = pd.Series(result.per_sample["hit"].to_numpy(dtype=float), index=df.index)

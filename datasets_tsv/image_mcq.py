@@ -7,7 +7,9 @@ The prompt is VLMEvalKit's, character for character, so scores stay comparable w
 the closing line appear only when the row has at least one option.
 
 Circular evaluation (MMBench, CCBench: a question is right only if all its rotations are) is a constructor
-option set by the catalog, `circular=True`; it is never guessed from the dataset's name.
+option set by the catalog, `circular=True`; it is never guessed from the dataset's name. So is the judge's prompt for
+answers no rule can read (vlmkit.scoring.choice_judge): `judge_prompt="blink"` gives VLMEvalKit's BLINK prompt (the
+catalog sets it for BLINK), "default" the default / Chinese one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from vlmkit.cells import is_missing
+from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 
 from .base import OPTION_LETTERS, TSVDataset
@@ -44,8 +47,13 @@ class ImageMCQDataset(TSVDataset):
 
     kind: ClassVar[str] = "mcq"
 
-    def __init__(self, name: str, *, circular: bool = False, **kwargs: Any) -> None:
+    def __init__(self, name: str, *, circular: bool = False, judge_prompt: str = "default", **kwargs: Any) -> None:
+        from vlmkit.scoring.choice_judge import JUDGE_PROMPTS
+
+        if judge_prompt not in JUDGE_PROMPTS:
+            raise ValueError(f"{name}: judge_prompt {judge_prompt!r}: choose one of {', '.join(JUDGE_PROMPTS)}")
         self.circular = bool(circular)
+        self.judge_prompt = judge_prompt
         super().__init__(name, **kwargs)
 
     def prompt_text(self, line: dict[str, Any]) -> str:
@@ -54,10 +62,13 @@ class ImageMCQDataset(TSVDataset):
             self.text(line, "question"), row_options(line), None if is_missing(hint) else str(hint)
         )
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool) -> EvalResult:
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         from vlmkit.scoring.mcq import score_mcq
 
-        return score_mcq(df, circular=self.circular, fuzzy=fuzzy)
+        return score_mcq(df, circular=self.circular, fuzzy=fuzzy, judge=judge, judge_prompt=self.judge_prompt)
 
     def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "mcq", "circular": self.circular}
+        params: dict[str, Any] = {"scorer": "mcq", "circular": self.circular}
+        if self.judge_prompt != "default":
+            params["judge_prompt"] = self.judge_prompt
+        return params

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 
 from .base import TSVDataset
@@ -36,7 +37,7 @@ class ImageVQADataset(TSVDataset):
         question = self.text(line, "question")
         return question + SHORT_ANSWER if self.short_answer else question
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool) -> EvalResult:
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         from vlmkit.scoring.vqa import score_vqa
 
         return score_vqa(df, metric=self.metric)

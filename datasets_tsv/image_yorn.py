@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 
 from .base import TSVDataset
@@ -28,10 +29,10 @@ class ImageYORNDataset(TSVDataset):
         self.metric = metric
         super().__init__(name, **kwargs)
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool) -> EvalResult:
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         from vlmkit.scoring.yorn import score_yorn
 
-        return score_yorn(df, metric=self.metric)
+        return score_yorn(df, metric=self.metric, judge=judge)
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": "yorn", "metric": self.metric}

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from vlmkit.cells import is_missing
+from vlmkit.judging import Judge
 from vlmkit.message import Part
 from vlmkit.scoring.result import EvalResult
 
@@ -78,10 +79,13 @@ class MMMUDataset(ImageMCQDataset):
         _, row = self._row(line)
         return interleave(self.prompt_text(row), self.image_paths(row), self._where(row, "question"))
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool) -> EvalResult:
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         from vlmkit.scoring.mcq import score_mcq
 
-        return score_mcq(open_as_choice(df), circular=False, fuzzy=fuzzy)
+        return score_mcq(open_as_choice(df), circular=False, fuzzy=fuzzy, judge=judge, judge_prompt=self.judge_prompt)
 
     def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "mcq", "circular": False, "open_questions": "as A=answer / B=Other Answers"}
+        params = {"scorer": "mcq", "circular": False, "open_questions": "as A=answer / B=Other Answers"}
+        if self.judge_prompt != "default":
+            params["judge_prompt"] = self.judge_prompt
+        return params

@@ -3,7 +3,8 @@ the catalog does not know (see datasets_tsv.user_rules), each built with the sco
 for, and one line saying which scorer and why (`dataset.scorer_reason`, also logged at INFO).
 
 - A catalog name builds its entry's class with the entry's options, URL and MD5. An entry vlmkit cannot score is
-  refused in one line (NotScorableError): `todo` always, `judge` unless `inference_only` and the entry has a class.
+  refused in one line (NotScorableError): `todo` always, `prompt` unless `inference_only`, `judge` unless a judge
+  is given or `inference_only`.
   Rules given with a catalog name (kind/metric/like, or a sidecar beside its TSV) must agree with the catalog's.
 - Any other name is `$LMUData/<name>.tsv` (or a .tsv path): scored by the rules given (kind/metric/like), else by
   its `<name>.scoring.json`, else by the kind its columns show (the reason line says it was detected). A path
@@ -78,6 +79,7 @@ def build_dataset(
     metric: str | None = None,
     like: str | None = None,
     inference_only: bool = False,
+    judge: bool = False,
 ) -> TSVDataset:
     """A catalog name, a name with a TSV at root/<name>.tsv, or a path to a .tsv file -> its dataset.
 
@@ -86,6 +88,7 @@ def build_dataset(
     is (recorded in info()) instead of being an error; it has no effect on other files.
     inference_only: the caller will not score it (`--mode infer`, perf): a judge-scored catalog benchmark whose
     prompt vlmkit has is built instead of refused.
+    judge: the run has an LLM judge: a judge-scored catalog benchmark is built.
     """
     rows = catalog_rows()
     root_path = Path(root).expanduser() if root is not None else lmu_data_root()
@@ -96,7 +99,7 @@ def build_dataset(
         for rules in (given, sidecar):
             _check_agrees(row, rules)
         dataset = build_row(row, root=root_path, progress=progress, keep_local_tsv=keep_local_tsv,
-                            inference_only=inference_only)
+                            inference_only=inference_only, judge=judge)
         return _explain(dataset, f"catalog entry {row.name} (VLMEvalKit's rules for it)")
     tsv = local_tsv(name_or_path, root_path)
     if tsv is None:
@@ -115,7 +118,7 @@ def build_dataset(
             f"--like {tsv.stem} (its rules), or --kind/--metric, or a {tsv.stem}.scoring.json beside it"
         )
     if rules is not None and rules.like:
-        target, options, why = _like(rules, rows, inference_only)
+        target, options, why = _like(rules, rows, inference_only, judge)
     elif rules is not None:
         target, options, why = kind_metric_options(tsv, rules)
     else:
@@ -132,10 +135,11 @@ def build_dataset(
 
 
 def build_row(
-    row: CatalogRow, *, root: Path, progress: bool = True, keep_local_tsv: bool = False, inference_only: bool = False
+    row: CatalogRow, *, root: Path, progress: bool = True, keep_local_tsv: bool = False, inference_only: bool = False,
+    judge: bool = False,
 ) -> TSVDataset:
     """A catalog row's dataset (refused in one line when vlmkit cannot build it); its notes join the dataset's."""
-    refusal = row.refusal(inference_only=inference_only)
+    refusal = row.refusal(inference_only=inference_only, judge=judge)
     if refusal is not None:
         raise NotScorableError(refusal)
     cls = import_target(row.cls, what=f"dataset {row.name!r}")
@@ -199,14 +203,15 @@ def _check_agrees(row: CatalogRow, rules: Rules | None) -> None:
         )
 
 
-def _like(rules: Rules, rows: dict[str, CatalogRow], inference_only: bool) -> tuple[str, dict[str, Any], str]:
+def _like(rules: Rules, rows: dict[str, CatalogRow], inference_only: bool, judge: bool = False
+          ) -> tuple[str, dict[str, Any], str]:
     """(class target, options, why) for like=NAME: that catalog row's class and options, not its data source."""
     name = rules.like or ""
     if name not in rows:
         where = f" ({rules.source})" if rules.source else ""
         raise RegistryError(f"like{where}: {unknown_message(name)}")
     row = rows[name]
-    refusal = row.refusal(inference_only=inference_only)
+    refusal = row.refusal(inference_only=inference_only, judge=judge)
     if refusal is not None:
         raise NotScorableError(f"like={name}: {refusal}")
     options = {k: v for k, v in row.kwargs.items() if k not in _NOT_INHERITED_BY_LIKE}

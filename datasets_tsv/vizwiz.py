@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 
 from .image_vqa import ImageVQADataset
@@ -24,10 +25,10 @@ class AnswersColumnVQADataset(ImageVQADataset):
         kwargs.setdefault("short_answer", False)
         super().__init__(name, **kwargs)
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool) -> EvalResult:
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         if self.answer_column != "answer":
             df = df.drop(columns=["answer"], errors="ignore").rename(columns={self.answer_column: "answer"})
-        return super()._score(df, fuzzy=fuzzy)
+        return super()._score(df, fuzzy=fuzzy, judge=judge)
 
     def scorer_params(self) -> dict[str, Any]:
         return {**super().scorer_params(), "answer_column": self.answer_column}

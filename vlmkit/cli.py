@@ -41,6 +41,9 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=1, help="batch size for local models (default 1)")
     p.add_argument("--max-tokens", type=int, default=None, help="most tokens to generate per answer")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default 0: greedy)")
+    p.add_argument("--system-prompt", default=None, metavar="TEXT",
+                   help="a system turn before each conversation (a row's own system turn wins; local models: "
+                        "replaces the preset's; \"\" sends none)")
     p.add_argument("--nframe", type=int, default=None, help="video: frames sampled per clip (default 8)")
     p.add_argument("--fps", type=float, default=None, help="video: frames sampled per second (replaces --nframe)")
     p.add_argument("--video-mode", choices=("frames", "video_url"), default=None,
@@ -52,6 +55,16 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    help="served models: seconds to wait for one answer (default 60)")
     p.add_argument("--retries", type=int, default=None,
                    help="served models: extra attempts after a timeout, 429 or 5xx (default 3; 0: one attempt)")
+    judge = p.add_argument_group("LLM judge (any OpenAI-compatible model; without --judge: rules alone)")
+    judge.add_argument("--judge", default=None, metavar="MODEL",
+                       help="judge model id: reads the MCQ/Y-N answers rules cannot, and scores judge-only benchmarks")
+    judge.add_argument("--judge-api-base", default=None, metavar="URL",
+                       help="the judge's base URL (default: $OPENAI_API_BASE, else https://api.openai.com/v1)")
+    judge.add_argument("--judge-api-key", default=None, help="the judge's key (default: $OPENAI_API_KEY); never written")
+    judge.add_argument("--judge-nproc", type=int, default=4, help="concurrent judge calls (default 4)")
+    judge.add_argument("--judge-timeout", type=float, default=None, help="seconds per judge call (default 60)")
+    judge.add_argument("--judge-retries", type=int, default=None,
+                       help="extra attempts after a timeout, 429 or 5xx (default 3)")
     rules = p.add_argument_group("how to score a TSV the catalog does not know (or put them in <name>.scoring.json)")
     rules.add_argument("--kind", default=None, help="mcq, yorn or vqa (caption: not yet)")
     rules.add_argument("--metric", default=None,
@@ -110,6 +123,9 @@ def _apply_config(args: argparse.Namespace) -> list[dict]:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from vlmkit.errors import DataError
+    from vlmkit.exit_codes import STOPPED
+    from vlmkit.judge_setup import JudgeOptions
+    from vlmkit.judging import JudgeStopped
     from vlmkit.resolve import ModelOptions
     from vlmkit.runner import RunOptions, Runner
 
@@ -124,7 +140,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         model_path=args.model_path, api_base=args.api_base, api_key=args.api_key,
         max_tokens=args.max_tokens, temperature=args.temperature,
         nframe=args.nframe, fps=args.fps, video_mode=args.video_mode,
-        timeout=args.timeout, retries=args.retries,
+        timeout=args.timeout, retries=args.retries, system_prompt=args.system_prompt,
     )
     if args.mode == "perf":
         return _run_perf_mode(args, model_options, custom)
@@ -133,7 +149,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
         keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
     )
-    outcomes = Runner(options, model_options).run(args.data, args.model, custom)
+    judge = JudgeOptions(name=args.judge, api_base=args.judge_api_base, api_key=args.judge_api_key,
+                         nproc=args.judge_nproc, timeout=args.judge_timeout, retries=args.judge_retries)
+    try:
+        outcomes = Runner(options, model_options, judge).run(args.data, args.model, custom)
+    except JudgeStopped as stop:  # the judge's probe failed before anything was asked
+        print(f"vlmkit: error: {stop}", file=sys.stderr)
+        return STOPPED
     return report_outcomes(outcomes)
 
 

@@ -24,7 +24,11 @@ UNREACHABLE_KINDS = frozenset({"connection"})  # every retry already failed: the
 MESSAGE_CHARS = 300  # how much of a server's message a console line quotes
 _LENGTH_WORDS = re.compile(r"max_tokens|max_completion_tokens|max_new_tokens|max_model_len|context length|"
                            r"context window|maximum context|too many tokens|input is too long", re.I)
-SCORING_FAILURE_METHODS = {"unparsed": "answers that name no option, or neither yes nor no"}
+SCORING_FAILURE_METHODS = {
+    "unparsed": "answers that name no option, or neither yes nor no",
+    "judge_unread": "answers the judge was asked about and nothing could be read from its replies",
+    "judge_error": "answers whose judge call failed (asked again on the next run)",
+}
 
 
 class RunStopped(Exception):

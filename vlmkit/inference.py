@@ -25,6 +25,7 @@ from vlmkit.files import md5_of
 from vlmkit.generation import Generation, error_record
 from vlmkit.journal import Journal
 from vlmkit.message import normalise_conversation
+from vlmkit.reasoning import split_reasoning
 
 
 # Called with each record as it is journalled; a message (one line) stops the run (vlmkit.failures.FirstFailures).
@@ -96,15 +97,28 @@ def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | 
     if isinstance(result, BaseException):
         record.update(prediction=None, error=error_record(result), usage=None, latency_ms=elapsed_ms)
     else:
+        extra = dict(result.extra)
+        answer, thinking, truncated = split_reasoning(result.text)
+        served = extra.pop("reasoning_content", None)  # a server's reasoning parser gave it apart
+        thinking = "\n\n".join(t for t in (served, thinking) if t) or None
         record.update(
-            prediction=result.text,
-            error=None,
+            prediction=None if truncated else answer,
+            error=_truncated_error(extra.get("finish_reason")) if truncated else None,
             usage=result.usage.to_dict() if result.usage else None,
             latency_ms=result.latency_ms if result.latency_ms is not None else elapsed_ms,
         )
-        if result.extra:
-            record["extra"] = result.extra
+        if thinking is not None:
+            record["reasoning"] = thinking
+        if extra:
+            record["extra"] = extra
     return record
+
+
+def _truncated_error(finish_reason: Any) -> dict[str, Any]:
+    """The error of a reply that ended inside its reasoning: no answer to score (vlmkit.reasoning)."""
+    return {"kind": "truncated_reasoning", "status": None,
+            "message": f"the reply ended inside its <think> reasoning (finish_reason={finish_reason!r}), before any "
+                       "answer: raise --max-tokens (reasoning models need several thousand)"}
 
 
 def prompt_failure_record(task_index: Any, target: Any, exc: BaseException) -> dict[str, Any]:

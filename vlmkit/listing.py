@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 HEADER = ("NAME", "KIND", "SCORER", "JUDGE", "ROWS", "DESCRIPTION")
 JUDGE_LEGEND = (
-    "judge: optional = VLMEvalKit asks an LLM only for answers its rules cannot parse (vlmkit scores by the rules "
-    "alone); required = only an LLM judge can score it (not in vlmkit yet: --mode infer only, where a prompt exists)"
+    "judge: optional = VLMEvalKit asks an LLM only for answers its rules cannot parse (vlmkit too with --judge; "
+    "rules alone without); required = only an LLM judge can score it (run with --judge MODEL --judge-api-base URL; "
+    "`not yet` ones run with --mode infer only, where a prompt exists)"
 )
 
 
@@ -77,10 +78,10 @@ def dataset_lines(*, kind: str | None = None, search: str | None = None, scorabl
     rows = filter_rows(catalog_rows().values(), kind=kind, search=search, scorable=scorable)
     table = [HEADER, *((r.name, r.kind, r.scorer_label(), r.judge, str(r.rows or "-"), r.description) for r in rows)]
     lines = _aligned(table)
-    counts = {s: sum(r.status == s for r in rows) for s in ("ok", "judge", "todo")}
+    counts = {s: sum(r.status == s for r in rows) for s in ("ok", "judge", "prompt", "todo")}
     lines.append(
-        f"{len(rows)} benchmark(s): {counts['ok']} scored by vlmkit, {counts['judge']} need an LLM judge, "
-        f"{counts['todo']} not scorable by vlmkit yet"
+        f"{len(rows)} benchmark(s): {counts['ok']} scored by rules, {counts['judge']} scored with --judge, "
+        f"{counts['prompt'] + counts['todo']} not scorable by vlmkit yet ({counts['prompt']} of them run for inference)"
     )
     lines.append(JUDGE_LEGEND)
     return lines

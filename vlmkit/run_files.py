@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.journal import index_keys
+from vlmkit.results import git_state, host_info, now_iso, package_versions
 from vlmkit.scoring.result import EvalResult
 
 
@@ -68,3 +69,51 @@ def better_results(path: Path, n_total: int, n_completed: int) -> int | None:
     if counts.get("total") == n_total and isinstance(completed, int) and completed > n_completed:
         return completed
     return None
+
+
+def eval_refusal(run_dir: Path, label: str, n_total: int, n_completed: int) -> tuple[str, str] | None:
+    """(status, message) when --mode eval must write nothing: no answer to score, or results.json already holds
+    more answers for the same rows than the journals do now."""
+    if n_completed == 0:
+        return "no_answers", (f"{label}: no answer to score in {run_dir} (--mode eval scores journalled answers; "
+                              "run --mode all or infer first)")
+    held = better_results(run_dir / "results.json", n_total, n_completed)
+    if held is not None:
+        return "kept", (f"{label}: {run_dir / 'results.json'} holds {held} answers, the journals only "
+                        f"{n_completed}; results not overwritten (run --mode all to ask for the rest)")
+    return None
+
+
+def results_document(outcome: Any, dataset_info: dict[str, Any], records: dict[str, dict], keys: list[str], *,
+                     started: str, duration: float, truncated_cells: int, argv: list[str], model: dict[str, Any],
+                     run: dict[str, Any], judge: dict[str, Any]) -> dict[str, Any]:
+    """results.json of one (model, dataset) pair (schema in docs/outputs.md); `outcome` is the runner's DatasetRun."""
+    return {
+        "schema_version": 1,
+        "status": outcome.status,
+        "started_at": started,
+        "completed_at": now_iso(),
+        "duration_s": round(duration, 3),
+        "argv": argv,
+        "packages": package_versions(),
+        "git": git_state(Path(__file__).resolve().parent.parent),
+        "host": host_info(),
+        "model": model,
+        "dataset": {**dataset_info, "limit": run.get("limit"), "n_evaluated": outcome.n_total},
+        "run": {k: v for k, v in run.items() if k != "limit"},
+        "counts": {
+            "total": outcome.n_total,
+            "completed": outcome.n_completed,
+            "inference_errors": outcome.n_errors,
+            "not_run": outcome.n_total - outcome.n_completed - outcome.n_errors,
+            "xlsx_cells_truncated": truncated_cells,
+        },
+        "errors_by_kind": outcome.errors,
+        "scoring": outcome.evaluation.to_dict() if outcome.evaluation is not None else None,
+        "scoring_failures": outcome.scoring_failures,
+        "usage": usage_totals(records, keys),
+        "judge": judge,
+        "message": outcome.message,
+        "notes": outcome.notes,
+        "files": outcome.files,
+    }

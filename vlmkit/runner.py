@@ -13,6 +13,9 @@ What a run trusts and refuses:
 - A pair with no answer writes no xlsx and no score file; `--mode eval` never moves a journal and never replaces
   a results.json that holds more answers. Stopped and interrupted pairs write nothing but their journal.
 - One model is held at a time: `close()` and dropped after its last dataset.
+- With a judge (vlmkit.judge_setup) its server is probed before any model is asked anything; each pair's judge
+  calls are journalled in `judge.jsonl`; a judge that stops (unreachable, refusing) stops the pair in one line, and
+  rows whose judge call failed make the pair partial (asked again on the next run).
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from typing import Any
 import pandas as pd
 
 from vlmkit import config
+from vlmkit.ark_output import FILE_NAME as ARK_FILE
+from vlmkit.ark_output import OUTPUT_FORMAT as ARK_FORMAT
+from vlmkit.ark_output import write_ark_output
 from vlmkit.cells import listed
 from vlmkit.distributed import barrier, local_rank_device, rank_world
 from vlmkit.errors import ConfigError, DataError
@@ -47,19 +53,18 @@ from vlmkit.inference import (
     run_local,
 )
 from vlmkit.journal import Journal, index_keys
+from vlmkit.judge_setup import JudgeOptions, RunJudge
+from vlmkit.judging import JudgeStopped
 from vlmkit.registry import import_target
-from vlmkit.resolve import HF_TARGET, ModelOptions, ModelSpec, model_folder_name, resolve_model
+from vlmkit.resolve import ModelOptions, ModelSpec, model_folder_name, resolve_model
 from vlmkit.results import (
     format_table,
-    git_state,
-    host_info,
     now_iso,
-    package_versions,
     write_json,
     write_prediction_table,
     write_summary_table,
 )
-from vlmkit.run_files import better_results, usage_totals, write_predictions
+from vlmkit.run_files import eval_refusal, results_document, write_predictions
 from vlmkit.scoring.result import EvalResult
 from vlmkit.secrets import redacted_argv, scrub
 
@@ -118,13 +123,17 @@ class DatasetRun:
     errors: dict[str, dict[str, Any]] = field(default_factory=dict)  # vlmkit.failures.errors_by_kind
     scoring_failures: dict[str, dict[str, Any]] = field(default_factory=dict)  # vlmkit.failures.scoring_failures
     notes: list[str] = field(default_factory=list)
+    judge: dict[str, Any] | None = None  # the judge's stats for this pair (JournalledJudge.stats), None: no judge
 
 
 class Runner:
-    def __init__(self, options: RunOptions, model_options: ModelOptions | None = None) -> None:
+    def __init__(self, options: RunOptions, model_options: ModelOptions | None = None,
+                 judge_options: JudgeOptions | None = None) -> None:
         options.check()
         self.options = options
         self.model_options = model_options or ModelOptions()
+        wants_judge = judge_options is not None and judge_options.name is not None and options.mode != "infer"
+        self.judge = RunJudge(judge_options, progress=options.progress) if wants_judge else None  # type: ignore[arg-type]
         self._models: dict[str, Any] = {}
         self._probes: dict[str, dict[str, Any] | None] = {}
         self._secrets: set[str] = set()
@@ -139,7 +148,12 @@ class Runner:
         specs = [m if isinstance(m, ModelSpec) else resolve_model(m, self.model_options) for m in models]  # fail fast
         for spec in specs:
             self._remember_secret(spec)
+        if self.judge is not None and self.judge.secret:
+            self._secrets.add(self.judge.secret)
         built = self.build_datasets(datasets, custom or [])
+        if self.judge is not None:
+            self.judge.start()  # JudgeStopped: a dead judge is found before any model is asked anything
+            print(f"judge: {self.judge.name} at {self.judge.settings()['base_url']}", flush=True)
         for dataset in built:
             self._rows(dataset)  # an empty dataset is an error before anything is asked
             if getattr(dataset, "scorer_reason", None) and self.options.mode != "infer":
@@ -160,13 +174,15 @@ class Runner:
                         break
             finally:
                 self.release(spec)
+        if self.judge is not None:
+            self.judge.close()
         return outcomes
 
     def build_datasets(self, datasets: list[str], custom: list[dict[str, Any]]) -> list[Any]:
         return build_datasets(datasets, custom, root=self.options.root, progress=self.options.progress,
                               keep_local_tsv=self.options.keep_local_tsv, kind=self.options.kind,
                               metric=self.options.metric, like=self.options.like,
-                              inference_only=self.options.mode == "infer")
+                              inference_only=self.options.mode == "infer", judge=self.judge is not None)
 
     def release(self, spec: ModelSpec) -> None:
         """Close the model built for spec (weights, connections) and drop every reference the runner holds."""
@@ -234,7 +250,7 @@ class Runner:
         errors = self._scrubbed(errors_by_kind(records, keys))
 
         if eval_only:
-            refused = self._eval_refusal(run_dir, label, len(keys), n_completed)
+            refused = eval_refusal(run_dir, label, len(keys), n_completed)
             if refused is not None:
                 return DatasetRun(spec.name, dataset.name, refused[0], len(keys), n_completed, n_errors,
                                   message=refused[1], errors=errors, notes=notes)
@@ -248,7 +264,13 @@ class Runner:
             truncated = write_prediction_table(xlsx, table)
             files["predictions_xlsx"] = str(xlsx)
 
-        evaluation, status = self._evaluate(dataset, table, len(keys), n_completed, notes)
+        judge = self.judge.for_pair(run_dir, tuple(self._secrets)) if self.judge is not None else None
+        try:
+            evaluation, status = self._evaluate(dataset, table, len(keys), n_completed, notes, judge)
+        except JudgeStopped as stop:
+            return DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_completed, n_errors,
+                              message=self._scrub(f"{label}: {stop}"), errors=errors, notes=notes, files=files,
+                              judge=judge.stats() if judge is not None else None)
         if evaluation is not None and evaluation.table is not None:
             summary = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}_{evaluation.table_suffix}.csv"
             write_summary_table(summary, evaluation.table)
@@ -258,9 +280,14 @@ class Runner:
 
         files["predictions"] = str(run_dir / "predictions.jsonl")
         write_predictions(run_dir / "predictions.jsonl", keys, rows, records, evaluation)
+        if getattr(dataset, "output_format", None) == ARK_FORMAT:  # Ark's output records beside predictions.jsonl
+            write_ark_output(run_dir / ARK_FILE, rows, records, evaluation.per_sample if evaluation else None,
+                             defaults=spec.public_kwargs(), secrets=tuple(self._secrets))
+            files["ark_output"] = str(run_dir / ARK_FILE)
         files["results"] = str(run_dir / "results.json")
         outcome = DatasetRun(spec.name, dataset.name, status, len(keys), n_completed, n_errors, evaluation, files,
-                             errors=errors, scoring_failures=scored_badly, notes=notes)
+                             errors=errors, scoring_failures=scored_badly, notes=notes,
+                             judge=judge.stats() if judge is not None else None)
         write_json(
             run_dir / "results.json",
             self._results(spec, dataset, outcome, records, keys, started, time.perf_counter() - began, truncated),
@@ -268,21 +295,27 @@ class Runner:
         )
         return outcome
 
-    def _evaluate(self, dataset: Any, table: pd.DataFrame, n_total: int, n_completed: int, notes: list[str]
-                  ) -> tuple[EvalResult | None, str]:
-        """(evaluation, status); no evaluation when there is no answer, no target, or nothing could be scored."""
+    def _evaluate(self, dataset: Any, table: pd.DataFrame, n_total: int, n_completed: int, notes: list[str],
+                  judge: Any = None) -> tuple[EvalResult | None, str]:
+        """(evaluation, status); no evaluation when there is no answer, no target, or nothing could be scored.
+        Rows whose judge call failed make the pair partial: the next run asks the judge again for them."""
         if n_completed == 0:
             return None, "failed"
         if self.options.mode == "infer":
             return None, "inferred" if n_completed == n_total else "partial"
-        if "answer" not in table or not table["answer"].notna().any():
+        target = (getattr(dataset, "answer_columns", None) or ("answer",))[0]  # the reference (LLaVABench: gpt4_ans)
+        if target not in table or not table[target].notna().any():
             return None, "no_target"
-        evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy)
+        evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy, judge=judge)
         evaluation.counts.setdefault("inference_errors", n_total - n_completed)
         if evaluation.counts.get("scored", 1) == 0:  # no figure that would read as a result
             notes += evaluation.notes
             return None, "no_target"
-        return evaluation, "success" if n_completed == n_total else "partial"
+        judge_errors = int(evaluation.counts.get("judge_errors") or 0)
+        if judge_errors:
+            notes.append(f"{judge_errors} row(s) could not be judged (the judge call failed; the scorer's notes say how "
+                         "they count this run); rerun the same command to ask the judge again for them")
+        return evaluation, "success" if n_completed == n_total and not judge_errors else "partial"
 
     def _infer(self, spec: ModelSpec, dataset: Any, rows: pd.DataFrame, keys: list[str], journal: Journal, rank: int,
                world: int, label: str) -> list[str]:
@@ -355,7 +388,7 @@ class Runner:
     def _model(self, spec: ModelSpec) -> Any:
         if spec.name not in self._models:
             run_kwargs: dict[str, Any] = {}
-            if spec.target == HF_TARGET:
+            if spec.is_local:
                 run_kwargs["batch_size"] = self.options.batch_size
                 if rank_world()[1] > 1 and "device" not in spec.kwargs:
                     run_kwargs["device"] = local_rank_device()
@@ -447,57 +480,22 @@ class Runner:
         log.warning("%s was written under other settings (%s differ); moved to %s%s and starting afresh",
                     journal.path, what, aside.name, f" (with {', '.join(moved)})" if moved else "")
 
-    @staticmethod
-    def _eval_refusal(run_dir: Path, label: str, n_total: int, n_completed: int) -> tuple[str, str] | None:
-        """(status, message) when --mode eval must write nothing: no answer to score, or results.json already
-        holds more answers for the same rows than the journals do now."""
-        if n_completed == 0:
-            return "no_answers", (f"{label}: no answer to score in {run_dir} (--mode eval scores journalled answers; "
-                                  "run --mode all or infer first)")
-        held = better_results(run_dir / "results.json", n_total, n_completed)
-        if held is not None:
-            return "kept", (f"{label}: {run_dir / 'results.json'} holds {held} answers, the journals only "
-                            f"{n_completed}; results not overwritten (run --mode all to ask for the rest)")
-        return None
-
     def _results(self, spec: ModelSpec, dataset: Any, outcome: DatasetRun, records: dict[str, dict], keys: list[str],
                  started: str, duration: float, truncated_cells: int) -> dict[str, Any]:
         model = self._models.get(spec.name)
-        return {
-            "schema_version": 1,
-            "status": outcome.status,
-            "started_at": started,
-            "completed_at": now_iso(),
-            "duration_s": round(duration, 3),
-            "argv": redacted_argv(sys.argv, self._secrets),
-            "packages": package_versions(),
-            "git": git_state(Path(__file__).resolve().parent.parent),
-            "host": host_info(),
-            "model": {
-                "name": spec.name,
-                "target": spec.target,
-                "kwargs": spec.public_kwargs(),
-                "settings": model.settings() if model is not None else None,
-                "probe": self._probes.get(spec.name),
-            },
-            "dataset": {**dataset.info(), "limit": self.options.limit, "n_evaluated": outcome.n_total},
-            "run": {"mode": self.options.mode, "nproc": self.options.nproc, "batch_size": self.options.batch_size,
-                    "keep_local_tsv": self.options.keep_local_tsv},
-            "counts": {
-                "total": outcome.n_total,
-                "completed": outcome.n_completed,
-                "inference_errors": outcome.n_errors,
-                "not_run": outcome.n_total - outcome.n_completed - outcome.n_errors,
-                "xlsx_cells_truncated": truncated_cells,
-            },
-            "errors_by_kind": outcome.errors,
-            "scoring": outcome.evaluation.to_dict() if outcome.evaluation is not None else None,
-            "scoring_failures": outcome.scoring_failures,
-            "usage": usage_totals(records, keys),
-            "message": outcome.message,
-            "notes": outcome.notes,
-            "files": outcome.files,
-        }
+        if self.judge is None:
+            judge = {"name": None, "note": "rules only (no --judge): answers no rule could read count as misses"}
+        else:
+            judge = {**self.judge.settings(), **(outcome.judge or {})}
+        return results_document(
+            outcome, dataset.info(), records, keys, started=started, duration=duration,
+            truncated_cells=truncated_cells, argv=redacted_argv(sys.argv, self._secrets),
+            model={"name": spec.name, "target": spec.target, "kwargs": spec.public_kwargs(),
+                   "settings": model.settings() if model is not None else None, "probe": self._probes.get(spec.name)},
+            run={"mode": self.options.mode, "nproc": self.options.nproc, "batch_size": self.options.batch_size,
+                 "keep_local_tsv": self.options.keep_local_tsv, "limit": self.options.limit},
+            judge=judge,
+        )
 
 
 def _same_request(record: dict[str, Any], task: Task) -> bool:
@@ -537,7 +535,8 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
 
 def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,
                    progress: bool = True, keep_local_tsv: bool = False, kind: str | None = None,
-                   metric: str | None = None, like: str | None = None, inference_only: bool = False) -> list[Any]:
+                   metric: str | None = None, like: str | None = None, inference_only: bool = False,
+                   judge: bool = False) -> list[Any]:
     """Catalog/TSV names and custom-file entries (as vlmkit.run_config makes them) -> dataset objects; an
     EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder).
     keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it."""
@@ -545,7 +544,7 @@ def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: P
 
     built = [
         build_dataset(name, root=root, progress=progress, keep_local_tsv=keep_local_tsv, kind=kind, metric=metric,
-                      like=like, inference_only=inference_only)
+                      like=like, inference_only=inference_only, judge=judge)
         for name in datasets
     ]
     if custom:

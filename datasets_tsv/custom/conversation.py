@@ -13,9 +13,10 @@ Shapes (one per row; a file may mix the first two):
   reference answer, the last may not carry a `response`.
 
 Every row keeps its conversation in the `messages` column (single-turn rows get [system?, user]) so the prediction
-record shows it; `question` holds the last user turn's text. `parameters` (temperature, top_p, max_tokens,
-stop, ...) are checked against vlmkit.generation.GENERATION_PARAMS and reach the model per request through
-`generation_params`, overriding the run's defaults (Ark: the dataset's parameters win); see
+record shows it; `question` holds the last user turn's text, and `parameters` the object the file gave (a CSV/Excel
+cell's text read as the dict it spells) for Ark's output records (vlmkit.ark_output). `parameters` (temperature,
+top_p, max_tokens, stop, ...) are checked against vlmkit.generation.GENERATION_PARAMS and reach the model per
+request through `generation_params`, overriding the run's defaults (Ark: the dataset's parameters win); see
 fields.parse_parameters for the Ark keys that are dropped.
 """
 
@@ -27,7 +28,15 @@ from typing import Any
 from vlmkit.cells import is_blank
 from vlmkit.message import ROLES, MessageError, normalise_conversation
 
-from .fields import QUESTION_KEYS, SYSTEM_KEYS, answer_keys, parse_max_tokens, pick, require_question
+from .fields import (
+    QUESTION_KEYS,
+    SYSTEM_KEYS,
+    literal_dict,
+    answer_keys,
+    parse_max_tokens,
+    pick,
+    require_question,
+)
 from .reading import CustomDataError, Record, where
 from .text_mcq_qa import Built, answer_value, finish_answers, row_params
 
@@ -56,6 +65,9 @@ def conversation_row(path: Path, record: Record) -> dict[str, Any]:
     for key, value in fields.items():
         if key not in consumed and key not in row:
             row[key] = value
+    if isinstance(row.get("parameters"), str) and not is_blank(row["parameters"]):
+        # a CSV/Excel cell: kept as the object it spells (Ark's output records echo it)
+        row["parameters"] = literal_dict(row["parameters"], where(path, record.line, "parameters"))
     return row
 
 

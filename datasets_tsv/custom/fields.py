@@ -163,7 +163,7 @@ def parse_parameters(path: Path, record: Record) -> tuple[dict[str, Any], list[s
         return {}, []
     here = where(path, record.line, "parameters")
     if isinstance(value, str):
-        value = _literal_dict(value, here)
+        value = literal_dict(value, here)
     if not isinstance(value, dict):
         raise CustomDataError(f"{here}: must be an object of generation parameters, got {type(value).__name__}")
     params = dict(value)
@@ -189,7 +189,7 @@ def parse_parameters(path: Path, record: Record) -> tuple[dict[str, Any], list[s
     return params, dropped
 
 
-def _literal_dict(text: str, here: str) -> Any:
+def literal_dict(text: str, here: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:

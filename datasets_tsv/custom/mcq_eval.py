@@ -5,7 +5,8 @@ option's text was mapped to its letter when the file was read). Rows whose answe
 or is missing (`no_target`) are left out of the accuracy, counted, and listed in the notes: a data error never
 turns into a silent miss or hit. Their predictions are still parsed, so the per-sample record shows the letter the
 model chose. The Levenshtein fallback AISBench applies always is only used under `fuzzy=True` (the runner's
---fuzzy) and is counted apart (`counts["fuzzy"]`).
+--fuzzy) and is counted apart (`counts["fuzzy"]`). With a judge (--judge), the scored rows the rules cannot read go
+to it with VLMEvalKit's MCQ prompt, as for a TSV benchmark (vlmkit.scoring.mcq).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from vlmkit.cells import is_missing, listed
+from vlmkit.judging import Judge
 from vlmkit.scoring.breakdown import require_columns
 from vlmkit.scoring.mcq import extract_choice, score_mcq
 from vlmkit.scoring.result import EvalResult
@@ -25,7 +27,9 @@ from .fields import resolve_answer, row_options
 GROUP_COLUMNS = ("split", "category", "l2-category")
 
 
-def evaluate_mcq(df: pd.DataFrame, letters: Sequence[str], *, fuzzy: bool = False) -> EvalResult:
+def evaluate_mcq(
+    df: pd.DataFrame, letters: Sequence[str], *, fuzzy: bool = False, judge: Judge | None = None
+) -> EvalResult:
     require_columns(df, ("index", "prediction", "answer"), "custom MCQ")
     records = df.to_dict("records")
     valid_rows, unscored = [], []
@@ -44,13 +48,13 @@ def evaluate_mcq(df: pd.DataFrame, letters: Sequence[str], *, fuzzy: bool = Fals
         method = "no_target" if status == "missing" else "invalid_target"
         unscored.append({"index": row["index"], "extracted": extracted, "method": method, "hit": None})
 
-    keep = ["index", "prediction", *letters, *(c for c in GROUP_COLUMNS if c in df.columns)]
+    keep = ["index", "prediction", *letters, *(c for c in ("question", *GROUP_COLUMNS) if c in df.columns)]
     counts: dict[str, int]
     notes: list[str] = []
     if valid_rows:
         sub = df.iloc[[pos for pos, _ in valid_rows]][keep].copy()
         sub["answer"] = [letter for _, letter in valid_rows]
-        result = score_mcq(sub.reset_index(drop=True), circular=False, fuzzy=fuzzy)
+        result = score_mcq(sub.reset_index(drop=True), circular=False, fuzzy=fuzzy, judge=judge)
         per_sample = result.per_sample.astype(object)
         metrics, table, counts, notes = result.metrics, result.table, dict(result.counts), list(result.notes)
     else:

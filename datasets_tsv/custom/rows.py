@@ -15,6 +15,11 @@ Prompts (`build_prompt`):
 - mm_custom: the row's media parts (its `type`, one part per `path`) and then the text above;
 - a row with a `system` text becomes a conversation `[system turn, user turn]`; a conversation row (`messages`)
   is given as its turns.
+
+Scoring (`evaluate`): MCQ by datasets_tsv.custom.mcq_eval; QA by vlmkit.scoring.text_qa, or with a judge by
+vlmkit.scoring.qa_judge (each reply scored 0-10 against its reference). Conversation datasets (Ark / EvalScope
+conversation files) say `output_format = "ark"`: the runner then also writes Ark's output records
+(vlmkit.ark_output, `<run_dir>/ark_output.jsonl`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import pandas as pd
 from datasets_tsv.image_mcq import mcq_prompt
 from datasets_tsv.table import TableRows
 from vlmkit.cells import index_key, is_blank
+from vlmkit.judging import Judge
 from vlmkit.message import Part, Turn, normalise_conversation
 from vlmkit.scoring.result import EvalResult
 
@@ -64,6 +70,8 @@ class CustomDataset(TableRows):
         self.source = Path(source)
         self.file_md5 = file_md5
         self.format = data_format
+        # "ark": the runner writes Ark's output records for this dataset (vlmkit.ark_output); None: no extra file
+        self.output_format: str | None = "ark" if data_format == "conversation" else None
         self.data_type = data_type
         self.kind = data_type
         self.option_letters = tuple(option_letters)
@@ -134,9 +142,11 @@ class CustomDataset(TableRows):
         return dict(params) if params else None
 
     # -- scoring -------------------------------------------------------------------------------------------------
-    def evaluate(self, predictions: pd.DataFrame, *, fuzzy: bool = False) -> EvalResult:
-        """Score predictions (this table plus `prediction`). MCQ: accuracy (0..1, as VLMEvalKit); QA: the
-        qa_metrics x100. A table without `answer` is an inference-only dataset: an error to evaluate."""
+    def evaluate(self, predictions: pd.DataFrame, *, fuzzy: bool = False, judge: Judge | None = None) -> EvalResult:
+        """Score predictions (this table plus `prediction`). MCQ: accuracy (0..1, as VLMEvalKit), the judge reading
+        the replies the rules cannot; QA: the qa_metrics x100, and with a judge each reply judged against its
+        reference (vlmkit.scoring.qa_judge: `judge_score` 0..100 first). A table without `answer` is an
+        inference-only dataset: an error to evaluate."""
         for column in ("index", "prediction", "answer"):
             if column not in predictions.columns:
                 what = "the predictions" if column == "prediction" else str(self.source)
@@ -146,7 +156,11 @@ class CustomDataset(TableRows):
         if self.data_type == "mcq":
             from .mcq_eval import evaluate_mcq
 
-            return evaluate_mcq(predictions, self.option_letters, fuzzy=fuzzy)
+            return evaluate_mcq(predictions, self.option_letters, fuzzy=fuzzy, judge=judge)
+        if judge is not None:
+            from vlmkit.scoring.qa_judge import score_qa_with_judge
+
+            return score_qa_with_judge(predictions, judge, self.qa_metrics, segmenter=self.segmenter)
         from vlmkit.scoring.text_qa import score_text_qa
 
         return score_text_qa(predictions, self.qa_metrics, segmenter=self.segmenter)

@@ -45,9 +45,12 @@ def test_catalog_rows_are_well_formed():
         if row.status == "ok":
             assert row.scorer in SCORERS and row.cls and row.judge != "required", row.name
             assert row.url or "bundled" in row.kwargs, row.name
+        elif row.status == "judge":  # scored with --judge; refused in one line without one
+            assert row.scorable and row.cls and row.judge == "required", row.name
+            assert row.refusal() and "\n" not in row.refusal() and row.refusal(judge=True) is None, row.name
         else:
             assert not row.scorable and row.refusal() and "\n" not in row.refusal(), row.name
-            assert row.judge == "required" or row.status == "todo", row.name
+            assert row.refusal(judge=True) == row.refusal(), row.name  # a judge does not help: no scorer yet
 
 
 def test_at_least_150_image_benchmarks_by_vlmevalkit_names():
@@ -75,8 +78,12 @@ def test_every_class_imports_and_takes_its_options(tmp_path):
         assert ds.kind == row.kind, row.name
         if row.status == "ok":
             assert scorer_id(ds) == row.scorer, row.name
+        elif row.status == "judge":
+            with pytest.raises(DataError, match=f"{row.name} is scored by an LLM judge .*--judge MODEL"):
+                ds.evaluate(ds.data.assign(prediction="x"))
         else:
-            with pytest.raises(DataError, match=f"{row.name} is scored by an LLM judge"):
+            with pytest.raises(DataError, match=f"{row.name} is scored by an LLM judge in VLMEvalKit and vlmkit has no "
+                                                "scorer for it yet"):
                 ds.evaluate(ds.data.assign(prediction="x"))
         assert ds.build_prompt(0)[-1]["type"] == "text"
         assert set(row.notes) <= set(ds.info()["notes"])
@@ -104,11 +111,15 @@ def test_defects_of_vlmevalkits_catalog_are_fixed_and_said():
 
 def test_a_benchmark_vlmkit_cannot_score_is_refused_in_one_line(lmu_root):
     with pytest.raises(NotScorableError) as info:
-        build_dataset("VCR_EN_EASY_100", root=lmu_root)
-    assert str(info.value).startswith("VCR_EN_EASY_100 is not scorable by vlmkit yet (VLMEvalKit: VCR exact match")
-    with pytest.raises(NotScorableError, match=r"MMVet is scored by an LLM judge .*--mode infer"):
-        build_dataset("MMVet", root=lmu_root)
-    with pytest.raises(NotScorableError, match=r"MMDU .* does not have its prompt yet"):
+        build_dataset("OCRBench_v2", root=lmu_root)
+    assert str(info.value).startswith("OCRBench_v2 is not scorable by vlmkit yet (VLMEvalKit: OCRBench v2 task")
+    judged = next(r.name for r in catalog_rows().values() if r.status == "judge")
+    with pytest.raises(NotScorableError, match=rf"{judged} is scored by an LLM judge .*--judge MODEL .*--mode infer"):
+        build_dataset(judged, root=lmu_root)
+    prompt_only = next(r.name for r in catalog_rows().values() if r.status == "prompt")
+    with pytest.raises(NotScorableError, match=rf"{prompt_only} is scored in VLMEvalKit by .* --mode infer"):
+        build_dataset(prompt_only, root=lmu_root, judge=True)
+    with pytest.raises(NotScorableError, match=r"MMDU is not scorable by vlmkit yet"):
         build_dataset("MMDU", root=lmu_root, inference_only=True)
     assert list(lmu_root.iterdir()) == []  # nothing downloaded to say no
 
@@ -123,7 +134,7 @@ def test_a_judge_benchmark_runs_for_inference_only(lmu_root):
     write_tsv(lmu_root / "hle.tsv", [{"index": 1, "image": JPEG, "question": "Why?", "answer": "so"}])
     hle = build_dataset("hle", root=lmu_root, progress=False, keep_local_tsv=True, inference_only=True)
     assert hle.build_prompt(0)[-1]["value"] == "Why?\nPlease directly provide a short answer to the question. "
-    with pytest.raises(DataError, match="hle is scored by an LLM judge .* predictions.jsonl"):
+    with pytest.raises(DataError, match=r"hle is scored by an LLM judge .*--judge MODEL"):
         hle.evaluate(hle.data.assign(prediction="so"))
 
 
@@ -147,6 +158,7 @@ def test_catalog_notes_reach_results_notes(lmu_root):
         (f"X\tmcq\tok\tmcq\tnone\tmany\t{MCQ}\t\t\t\td\t", r"field rows: 'many' is not a whole number"),
         (f"X\tmcq\tok\tmcq\tnone\t\t{MCQ}\t\tftp://h/x.tsv\t\td\t", r"field url: 'ftp://h/x.tsv'"),
         ("X\tmcq\tjudge\tGPT\toptional\t\t\t\t\t\td\t", r"field judge: status judge means"),
+        ("X\tmcq\tjudge\tGPT\trequired\t\t\t\t\t\td\t", r"field class: a judge benchmark is built"),
         (f"X\tmcq\tok\tmcq\tnone\t\t{MCQ}\t\t\t\td\t\n# c\nX\tmcq\tok\tmcq\tnone\t\t{MCQ}\t\t\t\td\t",
          r"line 4, field name: X repeats line 2"),
         ("X\tmcq\tok\n", r"line 2: 3 fields, the header has 12"),

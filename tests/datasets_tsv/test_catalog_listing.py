@@ -36,10 +36,13 @@ def test_every_benchmark_with_kind_scorer_judge_and_size(capsys):
     assert sum(cells[1] != "video" for cells in rows.values()) >= 150
     assert rows["MME"][1:5] == ["yorn", "mme", "optional", "2374"]
     assert rows["MMBench_DEV_EN_V11"][1:5] == ["mcq", "mcq-circular", "optional", "-"]
-    assert rows["VCR_EN_EASY_100"][2:5] == ["not yet: VCR exact match / Jaccard", "none", "100"]
-    assert rows["MathVista_MINI"][2:4] == ["GPT judge: MathVista extract", "required"]
+    assert rows["VCR_EN_EASY_100"][2:5] == ["vcr", "none", "100"]
+    assert rows["OCRBench_v2"][2:5] == ["not yet: OCRBench v2 task metrics", "none", "10000"]
+    assert rows["MathVista_MINI"][3] == "required" and "MathVista" in rows["MathVista_MINI"][2]
     n_ok = sum(r.status == "ok" for r in catalog_rows().values())
-    assert lines[-2].startswith(f"{len(catalog_rows())} benchmark(s): {n_ok} scored by vlmkit, ")
+    n_judge = sum(r.status == "judge" for r in catalog_rows().values())
+    assert lines[-2].startswith(f"{len(catalog_rows())} benchmark(s): {n_ok} scored by rules, {n_judge} scored with "
+                                "--judge, ")
 
 
 def test_kind_filter(capsys):
@@ -60,7 +63,7 @@ def test_search_is_case_insensitive_over_name_and_description():
 def test_filters_combine(capsys):
     out = run_list(["datasets", "--kind", "vqa", "--search", "docvqa", "--scorable"], capsys)
     assert [cells[0].strip() for cells in body(out.splitlines())] == ["DocVQA_VAL", "DocVQA_TEST"]
-    assert out.splitlines()[-2].startswith("2 benchmark(s): 2 scored by vlmkit, 0 need an LLM judge, 0 not")
+    assert out.splitlines()[-2].startswith("2 benchmark(s): 2 scored by rules, 0 scored with --judge, 0 not")
 
 
 def test_models_take_search_but_not_dataset_filters(capsys):

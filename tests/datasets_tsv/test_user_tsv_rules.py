@@ -167,8 +167,8 @@ def test_like_names_must_be_catalog_benchmarks_vlmkit_can_build(lmu_root):
     write_tsv(lmu_root / "Mine.tsv", mcq_rows([0, 1]))
     with pytest.raises(RegistryError, match=r"like: unknown dataset 'MMStr'\. Did you mean: MMStar"):
         build_dataset("Mine", root=lmu_root, progress=False, like="MMStr")
-    with pytest.raises(NotScorableError, match=r"like=MMVP: MMVP is not scorable by vlmkit yet"):
-        build_dataset("Mine", root=lmu_root, progress=False, like="MMVP")
+    with pytest.raises(NotScorableError, match=r"like=OCRBench_v2: OCRBench_v2 is not scorable by vlmkit yet"):
+        build_dataset("Mine", root=lmu_root, progress=False, like="OCRBench_v2")
     with pytest.raises(NotScorableError, match=r"like=MathVista_MINI: MathVista_MINI is scored by an LLM judge"):
         build_dataset("Mine", root=lmu_root, progress=False, like="MathVista_MINI")
     circular = build_dataset("Mine", root=lmu_root, progress=False, like="MMBench_DEV_EN")

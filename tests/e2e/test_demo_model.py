@@ -180,7 +180,7 @@ def test_every_trained_answer_scores_as_the_rows_answer() -> None:
         target = tasks.training_target(example)
         if example.kind == "mcq":
             letter, method = extract_choice(target, dict(zip(tasks.LETTERS, example.options)))
-            assert (letter, method) == (example.answer, "option_text"), (target, example)
+            assert (letter, method) == (example.answer, "exact"), (target, example)
         elif example.kind == "yorn":
             assert extract_yes_no(target) == example.answer and target.endswith(example.answer), (target, example)
         else:

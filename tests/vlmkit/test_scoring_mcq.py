@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import pytest
 
+from vlmkit.scoring.choice_reading import ChoiceReader
 from vlmkit.scoring.mcq import extract_choice, score_mcq, vlmevalkit_choice
 
 OPTS = {"A": "cat", "B": "dog", "C": "bird", "D": "fish"}
@@ -16,15 +17,22 @@ OPTS = {"A": "cat", "B": "dog", "C": "bird", "D": "fish"}
 @pytest.mark.parametrize(
     "prediction, expected, method",
     [
-        # 1. exact
+        # 1. exact: the whole reply is the letter, the letter with its text, or an option's text
         ("B", "B", "exact"),
         ("  (C) ", "C", "exact"),
         ("D.", "D", "exact"),
         ("[A]", "A", "exact"),
         ("b", "B", "exact"),
+        ("Ｂ", "B", "exact"),
         ("B) dog", "B", "exact"),
         ("C. Bird.", "C", "exact"),
-        # 2. marker: English, Chinese, the LAST one wins, not followed by a letter does not count
+        ("the bird", "C", "exact"),
+        ("dog (B)", "B", "exact"),
+        # 2. tagged
+        ("<answer>C</answer>", "C", "tagged"),
+        ("so \\boxed{D}", "D", "tagged"),
+        ('{"answer": "dog"}', "B", "tagged"),
+        # 3. marker: English, Chinese, the LAST one wins, not followed by a letter does not count
         ("The answer is C.", "C", "marker"),
         ("Answer: (A) cat", "A", "marker"),
         ("Final answer: **D**", "D", "marker"),
@@ -35,13 +43,21 @@ OPTS = {"A": "cat", "B": "dog", "C": "bird", "D": "fish"}
         ("First I thought the answer is A. Re-checking the image, the answer is B.", "B", "marker"),
         ("The answer is A, not B", "A", "marker"),
         ("Answer: E is not an option here, so Answer: C", "C", "marker"),
-        # 3. cue (VLMEvalKit option inference)
-        ("I think it is B because", "B", "cue"),
-        ("B) cat", "B", "cue"),  # letter with the text of another option: not exact, the letter still stands
-        ("So we pick (C)!", "C", "cue"),
-        # 4. option text (unique, short enough)
-        ("the bird", "C", "option_text"),
-        ("It is a fish.", "D", "option_text"),
+        ("I think it is B because", "B", "marker"),
+        ("So we pick (C)!", "C", "marker"),
+        ("It is a fish.", "D", "marker"),
+        ("B is correct, the others are not.", "B", "marker"),
+        # 4. final line
+        ("The animal has floppy ears.\nIt barks.\n\nB", "B", "final_line"),
+        # 5. leading letter
+        ("B) cat", "B", "leading"),  # the letter with another option's text: the letter is what was chosen
+        ("D, since fish live in water.", "D", "leading"),
+        # 6. cue: one letter named outside negations
+        ("not A but B", "B", "cue"),
+        ("The answer is not A but B", "B", "cue"),
+        # 7. option text
+        ("I can see a fish swimming.", "D", "option_text"),
+        ("the " + "very " * 20 + "bird", "C", "option_text"),  # longer than VLMEvalKit's limit: still one option
     ],
 )
 def test_extraction_methods(prediction: str, expected: str, method: str) -> None:
@@ -51,8 +67,6 @@ def test_extraction_methods(prediction: str, expected: str, method: str) -> None
 @pytest.mark.parametrize(
     "prediction",
     [
-        "not A but B",  # two letters, no marker
-        "The answer is not A but B",  # the marker is followed by a word, not a letter
         "Apple Banana Cherry",  # letters inside words never count
         "A B C D",  # every letter
         "a cat and a dog",  # two option texts
@@ -62,15 +76,22 @@ def test_extraction_methods(prediction: str, expected: str, method: str) -> None
         "Cannot determine the answer",  # VLMEvalKit refusal phrase
         "answer: e",  # lower-case letter after a marker is not an option letter
         "A is a letter that appears early in this long sentence about nothing",  # letter not near the end
+        "A red animal.",  # the article, and no option text
+        "Not C.",
+        "It is not a cat.",
+        "The answer is A or B.",
+        "<think>The answer is B.</think>",  # reasoning is never read as the answer
+        "<think>It is surely B, because",  # cut off while reasoning: no answer
+        "Failed to obtain answer via API.",
     ],
 )
 def test_unparsed(prediction: str) -> None:
     assert extract_choice(prediction, OPTS) == (None, "unparsed")
 
 
-def test_long_prediction_is_not_matched_by_option_text() -> None:
-    long = "the " + "very " * 20 + "bird"  # longer than twice the total option text (15 chars)
-    assert extract_choice(long, OPTS) == (None, "unparsed")
+def test_only_the_text_after_the_reasoning_is_read() -> None:
+    assert extract_choice("<think>A? or C?</think>\n\nB", OPTS) == ("B", "exact")
+    assert extract_choice("Let me think, maybe A.</think>The answer is D.", OPTS) == ("D", "marker")
 
 
 def test_missing_letters_do_not_count() -> None:
@@ -95,11 +116,55 @@ def test_fuzzy_only_when_asked() -> None:
     assert extract_choice("B", OPTS, fuzzy=True) == ("B", "exact")
 
 
-def test_vlmevalkit_comparison_function() -> None:
-    assert vlmevalkit_choice("The answer is C.", OPTS) == "C"
-    assert vlmevalkit_choice("The answer is A, not B", OPTS) is None
-    assert vlmevalkit_choice("答案是B", OPTS) is None
-    assert vlmevalkit_choice("the bird", OPTS) == "C"
+@pytest.mark.parametrize(
+    "prediction, expected",
+    [
+        ("B", "B"),
+        ("The answer is C.", "C"),  # one letter among the last four tokens
+        ("B is the one I would pick for this question", None),  # one letter, too early
+        ("B is the one I would pick, the answer is B", "B"),  # the same letter twice: still one letter
+        ("The answer is A, not B", "A"),  # two letters; its `answer is X` pattern (A-D only) decides
+        ("the answer is b", "B"),  # that pattern ignores case
+        ("Answer: C, not A", None),  # two letters and no `answer is`
+        ("答案是B", None),  # `答案是B` is one token, not a letter
+        ("the bird", "C"),  # text inference
+        ("the " + "very " * 20 + "bird", None),  # longer than twice the options' length
+        ("a cat and a dog", None),  # two option texts
+        ("Z", "Z"),  # a stray Z: no option
+        ("I'm sorry, but without the image provided I cannot answer. A", "Z"),  # a refusal phrase wins
+        ("Failed to obtain answer via API.", None),
+        ("I would choose B because it barks loudly at night", None),  # B too early, `dog` absent
+    ],
+)
+def test_vlmevalkit_rule(prediction: str, expected: str | None) -> None:
+    assert vlmevalkit_choice(prediction, OPTS) == expected
+
+
+def test_vlmevalkit_answer_is_pattern_is_a_to_d_only() -> None:
+    opts = {"A": "one", "B": "two", "C": "three", "D": "four", "E": "five", "F": "six"}
+    assert vlmevalkit_choice("I think the answer is E, not F", opts) is None
+    assert vlmevalkit_choice("I think the answer is D, not F", opts) == "D"
+
+
+def test_differs_counts_only_rows_where_the_letters_differ() -> None:
+    df = pd.DataFrame(
+        [
+            # a lone letter outside VLMEvalKit's window, whose option text VLMEvalKit's text rule finds: same letter
+            _row(1, "B is my choice, the dog", "B"),
+            # VLMEvalKit reads nothing, vlmkit reads B: a difference
+            _row(2, "答案是B", "B"),
+            # neither reads anything (VLMEvalKit's Z is no letter either): no difference
+            _row(3, "Cannot determine the answer", "B"),
+            _row(4, "Z", "B"),
+            # both read the same letter
+            _row(5, "The answer is C.", "C"),
+            # VLMEvalKit reads A (its `answer is` pattern), vlmkit reads nothing (a hedge): a difference
+            _row(6, "The answer is A or B", "A"),
+        ]
+    )
+    res = score_mcq(df, circular=False)
+    assert res.counts["differs_from_vlmevalkit"] == 2
+    assert res.per_sample["extracted"].tolist() == ["B", "B", None, None, "C", None]
 
 
 def _row(index, pred, answer, opts=("cat", "dog", "bird", "fish"), **extra):
@@ -115,8 +180,8 @@ def test_vanilla_accuracy_and_counts() -> None:
         [
             _row(1, "A", "A", category="x"),  # exact, hit
             _row(2, "The answer is B.", "B", category="x"),  # marker, hit
-            _row(3, "I would go with D", "C", category="x"),  # cue, miss
-            _row(4, "a bird", "C", category="y"),  # option text, hit
+            _row(3, "not A but D", "C", category="x"),  # cue, miss
+            _row(4, "I can see a bird.", "C", category="y"),  # option text, hit
             _row(5, "no idea", "D", category="y"),  # unparsed, miss
             _row(6, None, "A", category="y"),  # inference error, miss
             _row(7, float("nan"), "A", category="y"),  # inference error, miss
@@ -133,7 +198,9 @@ def test_vanilla_accuracy_and_counts() -> None:
     assert (c["exact"], c["marker"], c["cue"], c["option_text"]) == (1, 1, 1, 1)
     assert (c["unparsed"], c["inference_errors"], c["invalid_target"], c["fuzzy"]) == (2, 2, 1, 0)
     assert c["total"] == c["scored"] == 8 and c["hits"] == 3
+    assert (c["by_rule"], c["by_judge"], c["unread"], c["judge_errors"], c["judge_asked"]) == (4, 0, 2, 0, 0)
     assert any("index 8" in n for n in res.notes)
+    assert "rules only (no --judge): 2 answers no rule could read count as misses" in res.notes
     assert list(res.per_sample.columns) == ["index", "extracted", "method", "hit"]
     assert res.per_sample["method"].tolist()[4:7] == ["unparsed", "inference_error", "inference_error"]
     assert res.per_sample["hit"].tolist() == [True, True, False, True, False, False, False, False]
@@ -248,3 +315,88 @@ def test_circular_orphans_duplicates_and_bad_index() -> None:
 def test_missing_column_error_names_it() -> None:
     with pytest.raises(ValueError, match="no `answer` column"):
         score_mcq(pd.DataFrame({"index": [1], "prediction": ["A"], "A": ["x"]}), circular=False)
+
+
+# --- one reader for a whole table: the same readings as each row alone -------------------------------------------
+
+# Replies whose reading turns on the option texts: a text the reply is, names, or names after an answer phrase.
+SHARED_REPLIES = [
+    "B", "b", "(C)", "a dog", "the bird", "It is a fish.", "The answer is the big dog", "B. dog", "B) cat", "dog (B)",
+    "A dog.", "I can see a fish swimming.", "not a cat, a dog", "I see a cat and a dog", "<answer>dog</answer>",
+    "\\boxed{B}", "The animal barks.\n\ndog", "<think>It might be A.</think>The answer is B", "answer: e",
+    "so it is fish", "A red circle.", "Point A", "The answer is A or B", "E", "It is not a cat.", "",
+    "\\boxed{\\text{I see the big}\\text{ dog now}}",  # the tagged answer names "big dog", the reply does not
+    "The animal barks.\n\nbig   dog",  # the last line is "big dog" once normalised; the reply does not hold that
+]  # fmt: skip
+SHARED_OPTIONS = [
+    {"A": "cat", "B": "dog", "C": "bird", "D": "fish"},
+    {"A": "dog", "B": "cat", "C": "fish", "D": "bird"},
+    {"A": "cat", "B": "cow"},
+    {"A": "big dog", "B": "dog", "C": "a dog"},
+    {"A": "cat", "B": "dog", "C": "a dog"},
+    {"A": "fish", "B": "bird", "C": "cat"},
+    {"A": "red circle", "B": "blue square"},
+    {"A": "Point A", "B": "Point B"},
+    {"A": "Point B", "B": "Point A"},
+    {"B": "dog", "C": "cat", "E": "fish"},
+    {"A": "Dog.", "B": "The Cat", "C": "dogs"},
+]
+
+
+def _shared_table() -> pd.DataFrame:
+    rows = []
+    pairs = [(pred, opts) for opts in SHARED_OPTIONS for pred in SHARED_REPLIES]  # each reply under every option set
+    for k, (pred, opts) in enumerate(pairs):
+        row = {"index": k, "prediction": pred, "answer": sorted(opts)[k % len(opts)]}
+        row.update({letter: opts.get(letter, math.nan) for letter in "ABCDE"})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("fuzzy", [False, True])
+def test_one_table_reads_every_row_as_extract_choice_alone(fuzzy: bool) -> None:
+    """score_mcq reads a table with one ChoiceReader, which keeps what it worked out per distinct reply and each
+    reading by the option texts the reply can see; a reply met before under other options must still read exactly
+    as extract_choice reads it alone."""
+    df = _shared_table()
+    assert len(df) == len(SHARED_REPLIES) * len(SHARED_OPTIONS)
+    res = score_mcq(df, circular=False, fuzzy=fuzzy)
+    differs = 0
+    for row, got in zip(df.to_dict("records"), res.per_sample.to_dict("records")):
+        opts = {letter: row[letter] for letter in "ABCDE"}
+        letter, method = extract_choice(row["prediction"], opts, fuzzy=fuzzy)
+        assert (got["extracted"], got["method"]) == (letter, method), (row["prediction"], opts)
+        assert got["hit"] == (letter == row["answer"])
+        vlm = vlmevalkit_choice(row["prediction"], opts)
+        differs += letter != (None if vlm == "Z" else vlm)
+    assert res.counts["differs_from_vlmevalkit"] == differs
+    # the readings do turn on the options: the same reply reads differently under different texts
+    by_reply = res.per_sample.assign(prediction=df["prediction"]).groupby("prediction")["extracted"]
+    assert by_reply.nunique(dropna=False).max() >= 3
+
+
+def test_one_reader_keeps_readings_apart_by_the_texts_a_reply_names() -> None:
+    reader = ChoiceReader()
+    assert reader.read("a dog", {"A": "cat", "B": "dog"}) == ("B", "exact")
+    assert reader.read("a dog", {"A": "cat", "B": "cow"}) == (None, "unparsed")
+    assert reader.read("a dog", {"A": "dog", "B": "cow"}) == ("A", "exact")
+    assert reader.read("It is a fish.", {"A": "cat", "B": "dog"}) == (None, "unparsed")
+    assert reader.read("It is a fish.", {"A": "cat", "B": "fish"}) == ("B", "marker")
+    assert reader.read("B. dog", {"A": "dog", "B": "cat"}) == ("B", "leading")
+    assert reader.read("B. dog", {"A": "cat", "B": "dog"}) == ("B", "exact")
+    boxed = "\\boxed{\\text{I see the big}\\text{ dog now}}"
+    assert reader.read(boxed, {"A": "cat", "B": "dog"}) == ("B", "tagged")
+    assert reader.read(boxed, {"A": "big dog", "B": "dog"}) == ("A", "tagged")
+    # read_row: the reading, the answer part (what a judge is shown) and VLMEvalKit's reading
+    assert reader.read_row("<think>A?</think> It is a fish.", {"A": "cat", "B": "fish"}) == (
+        "B", "marker", "It is a fish.", None,
+    )  # fmt: skip
+    assert reader.read_row("It is a fish.", {"A": "cat", "B": "fish"}) == ("B", "marker", "It is a fish.", "B")
+
+
+def test_float_and_integer_indices_make_the_same_circular_groups() -> None:
+    df = _circular_table()
+    as_int = score_mcq(df, circular=True)
+    as_float = score_mcq(df.astype({"index": float}), circular=True)
+    assert as_int.per_sample[["group", "group_hit", "hit"]].equals(as_float.per_sample[["group", "group_hit", "hit"]])
+    assert as_int.metrics == as_float.metrics and as_int.counts == as_float.counts

@@ -116,8 +116,25 @@ def usage_from(data: dict[str, Any]) -> Usage | None:
     )
 
 
+def reasoning_text(data: dict[str, Any]) -> str | None:
+    """The first choice's reasoning when the server gives it apart (`reasoning_content`: vLLM/SGLang reasoning
+    parsers, DeepSeek; `reasoning`: some others), else None. Kept apart from the answer (vlmkit.reasoning)."""
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        return None
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
 def answer_text(data: dict[str, Any]) -> tuple[str, str | None]:
-    """(content, finish_reason) of the first choice; ModelCallError("bad_response") when there is none."""
+    """(content, finish_reason) of the first choice; ModelCallError("bad_response") when there is none, and
+    ModelCallError("truncated_reasoning") when the reply is reasoning only and ran out of tokens."""
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ModelCallError("bad_response", "the response has no choices")
@@ -127,6 +144,11 @@ def answer_text(data: dict[str, Any]) -> tuple[str, str | None]:
     if isinstance(content, list):  # some servers answer with content parts
         texts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         content = "".join(texts) if texts else None
+    if (content is None or not content.strip()) and reasoning_text(data) is not None and finish == "length":
+        raise ModelCallError(
+            "truncated_reasoning", "the reply ended inside its reasoning (finish_reason='length'), before any "
+            "answer: raise --max-tokens (reasoning models need several thousand)"
+        )
     if not isinstance(content, str):
         refusal = message.get("refusal") if isinstance(message, dict) else None
         why = f"refusal: {str(refusal)[:200]}" if refusal else f"finish_reason={finish!r}"
@@ -233,6 +255,9 @@ class OpenAICompatModel(BaseModel):
         extra: dict[str, Any] = {"response_model": response.data.get("model"), "attempts": response.attempts}
         if finish is not None:
             extra["finish_reason"] = finish
+        reasoning = reasoning_text(response.data)
+        if reasoning is not None:
+            extra["reasoning_content"] = reasoning.strip()  # moved to the record's `reasoning` (vlmkit.inference)
         # stripped as VLMEvalKit's API wrappers and the local path strip: a served model then predicts what it
         # predicts locally (a byte-level BPE decodes its first token with a leading space)
         return Generation(text=text.strip(), usage=usage_from(response.data), latency_ms=response.latency_ms,

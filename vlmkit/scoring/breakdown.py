@@ -8,10 +8,15 @@ where a split has no row of that value (as VLMEvalKit's `np.mean([])`).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from vlmkit.cells import index_key, listed
+from vlmkit.scoring.text_norm import cell_text
 
 # VLMEvalKit names these MMBench l2-categories by abbreviation in `_acc.csv` (MMB_abbrs); the MCQ scorer applies it.
 MMBENCH_ABBREVIATIONS: Mapping[str, str] = {
@@ -32,6 +37,28 @@ def require_columns(df: pd.DataFrame, columns: Iterable[str], what: str) -> None
         if col not in df.columns:
             have = ", ".join(map(str, df.columns))
             raise ValueError(f"{what}: the predictions table has no `{col}` column (columns: {have})")
+
+
+def keyed_records(df: pd.DataFrame, columns: Iterable[str], what: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """(rows as dicts, their index keys) of a predictions table that has `columns`, at least one row and no repeated
+    `index`; a one-line ValueError otherwise."""
+    require_columns(df, columns, what)
+    if len(df) == 0:
+        raise ValueError(f"{what}: the predictions table has no rows")
+    records = df.to_dict("records")
+    keys = [index_key(row["index"]) for row in records]
+    repeated = sorted(k for k, n in Counter(keys).items() if n > 1)
+    if repeated:
+        raise ValueError(f"{what}: duplicate `index` value(s): {listed(repeated)}")
+    return records, keys
+
+
+def required_text(row: Mapping[str, Any], field: str, what: str) -> str:
+    """A row's cell as text; a one-line ValueError naming the row and the field when it is missing."""
+    text = cell_text(row.get(field))
+    if text is None:
+        raise ValueError(f"{what}: row index {row.get('index')}, field `{field}`: missing")
+    return text
 
 
 def _label(value: object, rename: Mapping[str, str] | None) -> str:

@@ -1,225 +1,103 @@
-"""Multiple-choice scoring: answer-letter extraction and (circular) accuracy.
+"""Multiple-choice scoring: (circular) accuracy over answers read by rule and, when a judge is given, by VLMEvalKit's
+LLM judge for the answers no rule can read.
 
-Extraction (`extract_choice`) tries, in order, and never guesses at random:
+Reading: vlmkit.scoring.choice_reading (`extract_choice`, the steps a careful reader takes; `vlmevalkit_choice`,
+VLMEvalKit's own rule; one `ChoiceReader` per call reads every row as they do, each distinct prediction analysed
+once). The judge: vlmkit.scoring.choice_judge (VLMEvalKit's prompts, 3 asks at temperature 0).
 
-1. exact    - the stripped prediction is just a letter: `B`, `b`, `(B)`, `[B]`, `B.`, `B)`, `B:`; or the letter with
-              a separator followed by that same option's text (`B. cat`, `(B) cat`). `B) dog` where option B is
-              not "dog" is not exact; it falls through to the later steps.
-2. marker   - the last `Answer:` / `answer is` / `答案` / `答案是` / `答案为` marker (English case-insensitive,
-              optional `option`, brackets, `**`) directly followed by an upper-case letter that is an option.
-              `answer is not A` has no letter after the marker and does not count.
-3. cue      - VLMEvalKit's option inference: replace `.()[],:;!*#{}` with spaces and split; exactly one distinct
-              option letter occurs as a token and its first occurrence is among the last tokens (VLMEvalKit's
-              test `position > n_tokens - 5`, i.e. one of the last four tokens). Letters inside words never count.
-4. option_text - VLMEvalKit's text inference: the prediction is at most twice the total option-text length and
-              exactly one option text (lower-cased) is a substring of the lower-cased prediction.
-5. fuzzy    - only when asked: the smallest Levenshtein distance between the prediction and `L`, the option text
-              or `L. text`; ties go to the alphabetically first letter. Not part of VLMEvalKit; counted apart.
+Per row: the rules first. With a judge, a row they cannot read (`unparsed`, a non-empty answer whose target is one of
+its options) is sent to the judge; its verdict's method is `judge` (the letter read from the reply, or none for `Z`),
+`judge_unread` (no reply could be read: a miss, never a random letter) or `judge_error` (the call failed: a miss this
+run, asked again on the next). Circular: every row is rule-read first; a group with a wrong rule-read letter, a failed
+inference or an invalid target is a miss and none of its rows goes to the judge; the unparsed rows of the other groups
+are judged (all at once, where VLMEvalKit asks row by row and stops at the first wrong one: the same figures, more
+calls); a group is a hit only if every row is right.
 
-Otherwise `(None, "unparsed")`. Empty predictions, VLMEvalKit's refusal phrases and its API-failure marker are
-unparsed without trying fuzzy matching. Only letters whose option text is present and non-empty count.
-
-Differences from VLMEvalKit's exact matching (deliberate, reported per run in `counts["differs_from_vlmevalkit"]`):
-steps 1 and 2 run before option inference (so `The answer is A, not B` gives A where VLMEvalKit finds two letters
-and gives up), a lone lower-case letter is accepted, a refusal or a stray `Z` token does not stop the search, and
-fuzzy matching exists at all.
+Counts: one per rule method (how many rows each step read), `unparsed` (rows no rule could read), `by_rule`,
+`by_judge`, `unread` (answers neither read: rule-unparsed rows not judged plus `judge_unread`), `judge_errors`,
+`inference_errors`, `invalid_target`, and `differs_from_vlmevalkit`: rows where vlmkit's rules and VLMEvalKit's rule
+(`can_infer`) read a different letter, VLMEvalKit's `Z` counting as no letter.
 """
 
 from __future__ import annotations
 
+import math
 import re
-import string
 from collections import Counter
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from rapidfuzz.distance import Levenshtein
 
 from vlmkit.cells import is_missing, listed
+from vlmkit.judging import Judge
 from vlmkit.scoring.breakdown import (
     MMBENCH_ABBREVIATIONS,
     group_means,
     require_columns,
     split_category_table,
 )
+from vlmkit.scoring.choice_judge import (
+    MCQ_TEMPERATURES,
+    NO_OPTION,
+    Judged,
+    ask_judge,
+    judge_notes,
+    mcq_judge_prompt,
+    read_mcq_reply,
+    row_keys,
+)
+from vlmkit.scoring.choice_reading import (
+    LETTERS,
+    METHODS,
+    RULE_METHODS,
+    ChoiceReader,
+    clean_options,
+    extract_choice,
+    vlmevalkit_choice,
+)
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
 from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
 
-METHODS = ("exact", "marker", "cue", "option_text", "fuzzy", "unparsed")
+__all__ = ["CIRCULAR_BASE", "INFERENCE_ERROR", "METHODS", "clean_options", "extract_choice", "score_mcq",
+           "vlmevalkit_choice"]
+
 INFERENCE_ERROR = "inference_error"  # the `method` of a row whose prediction is missing (per_sample only)
 CIRCULAR_BASE = 1_000_000
-_LETTERS = frozenset(string.ascii_uppercase)
-
-_EXACT_RE = re.compile(r"[(\[（]?\s*([A-Za-z])\s*[)\]）]?\s*[.:：。]?")
-_EXACT_WITH_TEXT_RE = re.compile(r"[(\[（]?([A-Z])(?:[)\]）]|[.:：])+\s*(.+)", re.S)
-_MARKER_RE = re.compile(
-    r"(?:(?i:answer)\s*(?:(?i:is)\b|[:：])|答案\s*(?:是|为|為)?)"
-    r"[\s:：]*(?:\*\*|__)?[\s:：]*(?:(?i:option|choice)\s*|选项\s*)?[(\[（【]?\s*([A-Z])(?![A-Za-z])"
-)
-_CUE_PUNCT = str.maketrans({c: " " for c in ".()[],:;!*#{}"})
-_REFUSALS = (
-    "Sorry, I can't help with images of people yet.",
-    "I can't process this file.",
-    "I'm sorry, but without the image provided",
-    "Cannot determine the answer",
-)
-_REFUSAL_RE = re.compile("|".join(map(re.escape, _REFUSALS)))  # any(r in pred for r in _REFUSALS), in one scan
-
-
-def clean_options(options: Mapping[str, Any]) -> dict[str, str]:
-    """Keep single upper-case letters whose text is present and non-empty, in letter order."""
-    out: dict[str, str] = {}
-    for key in sorted(options):
-        if key not in _LETTERS:
-            continue
-        text = cell_text(options[key])
-        if text is not None and text.strip():
-            out[key] = text
-    return out
-
-
-def _norm_option_text(text: str) -> str:
-    return text.strip().rstrip(".。").strip().lower()
-
-
-def _exact(pred: str, options: dict[str, str]) -> str | None:
-    m = _EXACT_RE.fullmatch(pred)
-    if m:
-        letter = m.group(1).upper()
-        return letter if letter in options else None
-    m = _EXACT_WITH_TEXT_RE.fullmatch(pred)
-    if m and m.group(1) in options:
-        if _norm_option_text(m.group(2)) == _norm_option_text(options[m.group(1)]):
-            return m.group(1)
-    return None
-
-
-def _marker(pred: str, options: dict[str, str]) -> str | None:
-    found = None
-    for m in _MARKER_RE.finditer(pred):
-        if m.group(1) in options:
-            found = m.group(1)
-    return found
-
-
-def _cue(pred: str, options: dict[str, str]) -> str | None:
-    tokens = pred.translate(_CUE_PUNCT).split()
-    present = [c for c in options if c in tokens]
-    if len(present) == 1 and tokens.index(present[0]) > len(tokens) - 5:
-        return present[0]
-    return None
-
-
-def _option_text(pred: str, options: dict[str, str]) -> str | None:
-    low = pred.lower()
-    if len(low) > 2 * sum(len(t) for t in options.values()):
-        return None
-    cands = [c for c, t in options.items() if t.lower() in low]
-    return cands[0] if len(cands) == 1 else None
-
-
-def _fuzzy(pred: str, options: dict[str, str]) -> str | None:
-    best: tuple[int, str] | None = None
-    for letter, text in options.items():
-        dist = min(Levenshtein.distance(pred, cand) for cand in (letter, text, f"{letter}. {text}"))
-        if best is None or (dist, letter) < best:
-            best = (dist, letter)
-    return best[1] if best else None
-
-
-def _extract(prediction: str, options: dict[str, str], fuzzy: bool) -> tuple[str | None, str]:
-    letter, method, _ = _extract_both(prediction.strip(), options, fuzzy)
-    return letter, method
-
-
 _UNSET: Any = object()
-
-
-def _extract_both(pred: str, options: dict[str, str], fuzzy: bool) -> tuple[str | None, str, str | None]:
-    """(letter, method) of `_extract` and the letter of `_vlmevalkit` for one stripped prediction, sharing the
-    work the two have in common (the refusal checks, the cue tokens, the option-text search)."""
-    if not pred or not options or VLMEVALKIT_FAIL_MARKER in pred or _REFUSAL_RE.search(pred):
-        return None, "unparsed", None
-    tokens = pred.translate(_CUE_PUNCT).split()
-    present = [c for c in options if c in tokens]
-    cue = None
-    text_letter = _UNSET
-    if len(present) == 1:
-        if tokens.index(present[0]) > len(tokens) - 5:
-            cue = present[0]
-        vlm = cue
-    elif not present and "Z" in tokens:
-        vlm = None
-    else:
-        vlm = text_letter = _option_text(pred, options)
-    letter = _exact(pred, options)
-    if letter is not None:
-        return letter, "exact", vlm
-    letter = _marker(pred, options)
-    if letter is not None:
-        return letter, "marker", vlm
-    if cue is not None:
-        return cue, "cue", vlm
-    if text_letter is _UNSET:
-        text_letter = _option_text(pred, options)
-    if text_letter is not None:
-        return text_letter, "option_text", vlm
-    if fuzzy:
-        letter = _fuzzy(pred, options)
-        if letter is not None:
-            return letter, "fuzzy", vlm
-    return None, "unparsed", vlm
-
-
-def extract_choice(prediction: str, options: Mapping[str, str], fuzzy: bool = False) -> tuple[str | None, str]:
-    """(letter or None, method); method is one of METHODS. See the module docstring for the rules."""
-    if is_missing(prediction):
-        return None, "unparsed"
-    return _extract(str(prediction), clean_options(options), fuzzy)
-
-
-def vlmevalkit_choice(prediction: str, options: Mapping[str, str]) -> str | None:
-    """VLMEvalKit's own exact matching (option inference, then text inference), for comparison only.
-    Its refusal answer `Z` and its stray-`Z` rule are returned as None (a miss either way)."""
-    if is_missing(prediction):
-        return None
-    return _vlmevalkit(str(prediction).strip(), clean_options(options))
-
-
-def _vlmevalkit(pred: str, options: dict[str, str]) -> str | None:
-    if not options or VLMEVALKIT_FAIL_MARKER in pred or any(r in pred for r in _REFUSALS):
-        return None
-    tokens = pred.translate(_CUE_PUNCT).split()
-    present = [c for c in options if c in tokens]
-    if len(present) == 1:
-        return present[0] if tokens.index(present[0]) > len(tokens) - 5 else None
-    if not present and "Z" in tokens:
-        return None
-    return _option_text(pred, options)
+_TARGET_RE = re.compile(r"[(\[（]?\s*([A-Za-z])\s*[)\]）]?\s*[.:：。]?")
 
 
 def _normalise_target(value: Any) -> str | None:
     text = cell_text(value)
     if text is None:
         return None
-    m = _EXACT_RE.fullmatch(text.strip())
+    m = _TARGET_RE.fullmatch(text.strip())
     return m.group(1).upper() if m else text.strip()
-
 
 
 def _option_texts(values: list[Any]) -> list[str | None]:
     """One option column as `clean_options` keeps it: the cell's text, or None when missing or blank."""
     out: list[str | None] = []
     for value in values:
-        text = value if type(value) is str else cell_text(value)
-        out.append(text if text is not None and text.strip() else None)
+        if type(value) is str:
+            out.append(value if value.strip() else None)
+        elif type(value) is float and math.isnan(value):  # NaN, the commonest gap (cell_text's answer: None)
+            out.append(None)
+        else:
+            text = cell_text(value)
+            out.append(text if text is not None and text.strip() else None)
     return out
 
 
-def _integer_indices(indices: list[Any]) -> np.ndarray:
+def _integer_indices(indices: list[Any], column: pd.Series | None = None) -> np.ndarray:
+    """The `index` values as int64, each read as `int(float(value))`; `column`: the same values as a table column,
+    whose int64 values within +-2**53 (where float is exact) are taken as they are."""
+    if column is not None and column.dtype == np.int64 and len(column):
+        values = column.to_numpy(dtype=np.int64, copy=True)
+        if -(2**53) <= values.min() and values.max() <= 2**53:
+            return values
     out = np.empty(len(indices), dtype=np.int64)
     for pos, idx in enumerate(indices):
         try:
@@ -235,18 +113,59 @@ def _integer_indices(indices: list[Any]) -> np.ndarray:
     return out
 
 
-def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalResult:
+def _judge_rows(
+    df: pd.DataFrame,
+    judge: Judge,
+    judge_prompt: str,
+    circular: bool,
+    indices: list[Any],
+    methods: list[str],
+    hits: np.ndarray,
+    targets: list[str | None],
+    options: list[dict[str, str]],
+    answers: list[str],
+) -> dict[int, Judged]:
+    """The judge's verdicts, by row position, for the rows the rules could not read (module docstring)."""
+    ask = [i for i, m in enumerate(methods) if m == "unparsed" and targets[i] is not None and answers[i].strip()]
+    if circular and ask:
+        groups = _integer_indices(indices) % CIRCULAR_BASE
+        lost = {
+            groups[i]
+            for i, m in enumerate(methods)
+            if m == INFERENCE_ERROR or targets[i] is None or (m in RULE_METHODS and not hits[i])
+        }
+        ask = [i for i in ask if groups[i] not in lost]
+    if not ask:
+        return {}
+    require_columns(df, ("question",), "MCQ judge")
+    questions = df["question"].tolist()
+    keys = row_keys([indices[i] for i in ask])
+    position = dict(zip(keys, ask))
+    prompts = {
+        key: mcq_judge_prompt(cell_text(questions[i]) or "", options[i], answers[i], judge_prompt)
+        for key, i in position.items()
+    }
+    verdicts = ask_judge(judge, prompts, lambda key, reply: read_mcq_reply(reply, options[position[key]]),
+                         MCQ_TEMPERATURES, no_answer=NO_OPTION)
+    return {position[key]: verdict for key, verdict in verdicts.items()}
+
+
+def score_mcq(
+    df: pd.DataFrame, *, circular: bool, fuzzy: bool = False, judge: Judge | None = None, judge_prompt: str = "default"
+) -> EvalResult:
     """Score MCQ predictions. Figures are fractions (0..1) as VLMEvalKit reports MCQ accuracy.
 
     Columns: `index`, `prediction` (None/NaN = inference error), `answer` (a letter), option columns A..Z,
-    optional `split`, `category`, `l2-category`. Circular: group = index % 1e6; a group is a hit only if every
-    row of it is right; figures are over groups, with the main row's (index == group) split and categories.
+    optional `split`, `category`, `l2-category`; `question` when a judge has rows to read. Circular: group =
+    index % 1e6; a group is a hit only if every row of it is right; figures are over groups, with the main row's
+    (index == group) split and categories. `judge`: asked for the answers the rules cannot read (module docstring);
+    `judge_prompt`: "default" or "blink" (vlmkit.scoring.choice_judge).
     """
     what = "circular MCQ" if circular else "MCQ"
     require_columns(df, ("index", "prediction", "answer"), what)
     if len(df) == 0:
         raise ValueError(f"{what}: the predictions table has no rows")
-    letters = sorted(c for c in df.columns if isinstance(c, str) and c in _LETTERS)
+    letters = sorted(c for c in df.columns if isinstance(c, str) and c in LETTERS)
     option_columns = [_option_texts(df[letter].tolist()) for letter in letters]
     indices = df["index"].tolist()
     preds = df["prediction"].tolist()
@@ -255,13 +174,18 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
     n = len(df)
     extracted: list[str | None] = [None] * n
     methods: list[str] = [""] * n
-    hits = np.zeros(n, dtype=bool)
+    row_hits: list[bool] = [False] * n
+    row_targets: list[str | None] = [None] * n
+    row_options: list[dict[str, str]] = [{}] * n
+    answers: list[str] = [""] * n  # the answer part of each prediction (what the judge is shown)
     invalid: list[Any] = []
     differs = 0
     target_of: dict[str, str | None] = {}  # _normalise_target of each distinct text answer
+    read_row = ChoiceReader(fuzzy).read_row  # one reader: each distinct prediction is analysed once
     rows = zip(*option_columns) if option_columns else iter(lambda: (), None)
     for i, texts in zip(range(n), rows):
         options = {letter: text for letter, text in zip(letters, texts) if text is not None}
+        row_options[i] = options
         raw = targets[i]
         if type(raw) is str:
             target = target_of.get(raw, _UNSET)
@@ -272,6 +196,7 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
         if target is None or target not in options:
             invalid.append(indices[i])
             target = None
+        row_targets[i] = target
         pred = preds[i]
         if type(pred) is not str:
             if is_missing(pred):
@@ -281,20 +206,38 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
         if VLMEVALKIT_FAIL_MARKER in pred:
             methods[i] = INFERENCE_ERROR
             continue
-        letter, method, vlm = _extract_both(pred.strip(), options, fuzzy)
+        letter, method, answers[i], vlm = read_row(pred, options)
         extracted[i], methods[i] = letter, method
-        hits[i] = target is not None and letter == target
-        if letter != vlm:
+        row_hits[i] = target is not None and letter == target
+        if letter != (None if vlm == NO_OPTION else vlm):
             differs += 1
+    hits = np.array(row_hits, dtype=bool)
+
+    tally = Counter(methods)
+    judged: dict[int, Judged] = {}
+    if judge is not None:
+        judged = _judge_rows(df, judge, judge_prompt, circular, indices, methods, hits, row_targets, row_options,
+                             answers)
+        for i, verdict in judged.items():
+            methods[i], extracted[i] = verdict.method, verdict.value
+            hits[i] = verdict.value is not None and verdict.value == row_targets[i]
 
     per_sample = pd.DataFrame(
         {"index": indices, "extracted": pd.Series(extracted, dtype=object), "method": methods, "hit": hits}
     )
+    if judge is not None:
+        replies = [judged[i].reply if i in judged else None for i in range(n)]
+        per_sample["judge"] = pd.Series(replies, dtype=object)
     counts: dict[str, int] = {"total": n}
-    tally = Counter(methods)
     for method in (*METHODS, INFERENCE_ERROR):
         key = "inference_errors" if method == INFERENCE_ERROR else method
         counts[key] = tally[method]
+    final = Counter(methods)
+    counts["by_rule"] = sum(final[m] for m in RULE_METHODS)
+    counts["by_judge"] = final["judge"]
+    counts["unread"] = final["unparsed"] + final["judge_unread"]
+    counts["judge_errors"] = final["judge_error"]
+    counts["judge_asked"] = len(judged)
     counts["invalid_target"] = len(invalid)
     counts["differs_from_vlmevalkit"] = differs
     notes: list[str] = []
@@ -307,22 +250,24 @@ def score_mcq(df: pd.DataFrame, *, circular: bool, fuzzy: bool = False) -> EvalR
         notes.append(f"{counts['fuzzy']} prediction(s) matched only by fuzzy (Levenshtein) matching, not in VLMEvalKit")
     if differs:
         notes.append(
-            f"vlmkit's extraction gives a different letter than VLMEvalKit's exact matching for {differs} row(s) "
-            "(answer markers checked first; see vlmkit.scoring.mcq)"
+            f"vlmkit's rules read a different letter than VLMEvalKit's rule (can_infer) for {differs} row(s) "
+            "(vlmkit reads as a careful person would; see vlmkit.scoring.choice_reading)"
         )
+    notes += judge_notes(methods, judge is not None, counts["unparsed"])
 
     keep = [c for c in ("split", "l2-category", "category") if c in df.columns]
     units = pd.DataFrame({c: df[c].to_numpy() for c in keep})
     units["hit"] = hits
     if circular:
-        ints = _integer_indices(indices)
+        ints = _integer_indices(indices, df["index"])
         dup = pd.Series(ints).duplicated()
         if dup.any():
             repeated = sorted(set(ints[dup.to_numpy()].tolist()))
             raise ValueError(f"circular MCQ: duplicate `index` value(s): {listed(repeated)}")
         groups = ints % CIRCULAR_BASE
         per_sample["group"] = groups
-        group_hit = pd.Series(hits).groupby(groups).all().reindex(groups).to_numpy(dtype=bool)
+        _, group_of = np.unique(groups, return_inverse=True)
+        group_hit = np.bincount(group_of, weights=~hits)[group_of] == 0  # no row of its group missed
         per_sample["group_hit"] = group_hit
         is_main = ints == groups
         units = units.loc[is_main].reset_index(drop=True)

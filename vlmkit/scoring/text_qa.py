@@ -154,7 +154,7 @@ def rouge(prediction: Sequence[str], reference: Sequence[str]) -> dict[str, tupl
 
 
 # -- the table --------------------------------------------------------------------------------------------------
-def _references(value: Any) -> list[str]:
+def references(value: Any) -> list[str]:
     if isinstance(value, (list, tuple, np.ndarray)):
         return [t for t in (cell_text(v) for v in value) if t is not None and t.strip()]
     text = cell_text(value)
@@ -212,7 +212,7 @@ def score_text_qa(
     errors = 0
     splits = split_series(df).tolist()
     for idx, pred, answer, split in zip(df["index"].tolist(), df["prediction"].tolist(), df["answer"].tolist(), splits):
-        refs = _references(answer)
+        refs = references(answer)
         if not refs:
             no_target.append(idx)
             continue

@@ -1,25 +1,39 @@
-"""Yes/No scoring: VLMEvalKit's extraction and its four reports (plain accuracy, MME, POPE, HallusionBench).
+"""Yes/No scoring: reading the answer, VLMEvalKit's judge for the answers no rule reads, and VLMEvalKit's four
+reports (plain accuracy, MME, POPE, HallusionBench).
+
+Reading (`extract_yes_no`) is a careful reader's (see its docstring; stress set in tests/vlmkit/test_answer_stress.py);
+`vlmevalkit_yes_no` is VLMEvalKit's rule, kept to count the rows where the two differ
+(`counts["differs_from_vlmevalkit"]`) and to read the judge's replies. With a judge, a row read as `Unknown` (a
+non-empty answer with a Yes/No target) is sent to it with VLMEvalKit's prompt (vlmkit.scoring.choice_judge), up to 5
+times at temperatures 0, 0.5, 1.0, 1.5, 2.0; method `judge`, `judge_unread` (still Unknown) or `judge_error` (a
+failed call: a miss this run, asked again on the next). Counts: `unparsed` (rows no rule read), `by_rule`, `by_judge`,
+`unread`, `judge_errors`, `judge_asked`.
 
 Figures are x100 as VLMEvalKit reports them. A prediction that is None/NaN (or VLMEvalKit's API-failure marker)
 is an inference error, one that is neither clearly yes nor no is `Unknown` (unparsed); both are misses, and for
 POPE an `Unknown` counts as a "No" answer, as in VLMEvalKit. An `answer` other than yes/no (any case) is an
 invalid target: a miss, counted and listed in the notes.
 
-Columns: `index`, `prediction`, `answer` always; `category` for "mme" (plus `image_path` to pair the two
-questions of an image, else rows are paired in index order within a category) and used when present by the
-others; "hallusion" needs `l2-category` and `set_id`, `figure_id`, `question_id` (when those three are absent
-they are read from the index as VLMEvalKit does: fields 3, 4, 5 of `index.split("_")`).
+Columns: `index`, `prediction`, `answer` always (`question` when a judge has rows to read); `category` for "mme" (plus
+`image_path` to pair the two questions of an image, else rows are paired in index order within a category) and used
+when present by the others; "hallusion" needs `l2-category` and `set_id`, `figure_id`, `question_id` (when those three
+are absent they are read from the index as VLMEvalKit does: fields 3, 4, 5 of `index.split("_")`).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from vlmkit.cells import is_missing, listed
+from vlmkit.judging import Judge
+from vlmkit.reasoning import answer_part
 from vlmkit.scoring.breakdown import group_means, require_columns, split_category_table
+from vlmkit.scoring.choice_judge import YORN_TEMPERATURES, Judged, ask_judge, judge_notes, row_keys, yorn_judge_prompt
+from vlmkit.scoring.choice_reading import normalise, tagged_answer
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import MME_CATEGORY_POINTS, PERCENT, POINTS, Scale
 from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, process_punctuation
@@ -34,9 +48,9 @@ MME_PERCEPTION = (
 MME_REASONING = ("code_reasoning", "commonsense_reasoning", "numerical_calculation", "text_translation")
 
 
-def extract_yes_no(prediction: str) -> str:
-    """`Yes` if the word yes occurs and no does not, `No` for the reverse, else `Unknown` (VLMEvalKit's rule:
-    lower-case, VQA punctuation handling, whitespace split)."""
+def vlmevalkit_yes_no(prediction: Any) -> str:
+    """VLMEvalKit's rule: `Yes` if the word yes occurs and no does not, `No` for the reverse, else `Unknown`
+    (lower-case, VQA punctuation handling, whitespace split). Also how a judge's reply is read."""
     if is_missing(prediction):
         return UNKNOWN
     words = process_punctuation(str(prediction).lower()).split()
@@ -48,6 +62,66 @@ def extract_yes_no(prediction: str) -> str:
     return UNKNOWN
 
 
+_YES_WORDS = frozenset({"yes", "yeah", "yep", "yup", "是", "是的", "对", "对的", "正确", "有"})
+_NO_WORDS = frozenset({"no", "nope", "nah", "否", "不是", "不", "不对", "错误", "没有"})
+# `no` in these is no answer: dropped before reading (`There's no way to tell`, `Yes, no doubt`)
+_NO_IDIOM_RE = re.compile(r"(?i)\bno\s+(?:doubt|question|problem|matter|way\s+to|idea|clue|telling|comment)\b")
+_YN_MARKER_RE = re.compile(r"(?i)\banswer(?:\s+is)?\s*[:：=\-]?\s*|答案\s*(?:是|为)?\s*[:：]?\s*")
+_YN_CONNECTIVE_RE = re.compile(r"(?i)^(?:so|thus|hence|therefore|then|i\s+think\s+so|based\s+on\s+the\s+image)\W*")
+_YN_WORD_RE = re.compile(r"[a-z]+|[\u4e00-\u9fff]+")
+
+
+def _yn(word: str) -> str | None:
+    return "Yes" if word in _YES_WORDS else "No" if word in _NO_WORDS else None
+
+
+def _yn_phrase(text: str) -> str | None:
+    """Yes/No when the whole of `text` is a yes/no word (punctuation, an opening `so,`/`therefore` ignored)."""
+    text = _YN_CONNECTIVE_RE.sub("", text.strip().lower()).strip(" .。!！?？,，:：;；()[]\"'-")
+    return _yn(text)
+
+
+def extract_yes_no(prediction: Any) -> str:
+    """`Yes`, `No` or `Unknown`, read as a careful person would (tests/vlmkit/test_answer_stress.py):
+    only the answer part (after `</think>`), NFKC and markdown dropped; then the inside of an `<answer>` tag,
+    `\\boxed{}` or JSON `answer` field; then the answer positions (the whole reply, its first word - `No doubt`
+    aside -, its last word, a sentence that is only yes/no, the word after `Answer:`/`答案`): one value there is the
+    answer, two different ones are Unknown (`Yes and no`, `No. Yes.`); then VLMEvalKit's rule on the whole reply."""
+    if is_missing(prediction):
+        return UNKNOWN
+    text = normalise(answer_part(str(prediction)))
+    if not text:
+        return UNKNOWN
+    inner = tagged_answer(text)
+    if inner is not None:
+        return _yn_phrase(inner) or vlmevalkit_yes_no(inner)
+    whole = _yn_phrase(text)
+    if whole:
+        return whole
+    low = _NO_IDIOM_RE.sub(" ", text.lower())
+    found: set[str] = set()
+    words = _YN_WORD_RE.findall(low)
+    if words:
+        found.update((_yn(words[0]) or "", _yn(words[-1]) or ""))
+    for sentence in re.split(r"[.!?;\n。！？；]+", low):
+        found.add(_yn_phrase(sentence) or "")
+    for m in _YN_MARKER_RE.finditer(low):
+        after = _YN_WORD_RE.match(low, m.end())
+        if after:
+            found.add(_yn(after.group(0)) or "")
+    found.discard("")
+    if len(found) == 1:
+        # the answer word at an answer position; the other word elsewhere as an answer too means a hedge
+        value = found.pop()
+        other = "no" if value == "Yes" else "yes"
+        if re.search(rf"(?:\b(?:or|and|also|{value.lower()})\W+{other}\b)|(?:\b{other}\W+(?:or|and)\b)", low):
+            return UNKNOWN
+        return value
+    if found:
+        return UNKNOWN
+    return vlmevalkit_yes_no(low)
+
+
 def _target(value: Any) -> str | None:
     text = cell_text(value)
     if text is None:
@@ -56,14 +130,15 @@ def _target(value: Any) -> str | None:
     return {"yes": "Yes", "no": "No"}.get(low)
 
 
-
-def _base(df: pd.DataFrame, what: str) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
-    """Per row: index, extracted, method, hit; plus counts and notes common to every Y/N report."""
+def _base(df: pd.DataFrame, what: str, judge: Judge | None) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
+    """Per row: index, extracted, method, hit (and `judge`, the judge's last reply, when a judge is given); plus
+    counts and notes common to every Y/N report."""
     require_columns(df, ("index", "prediction", "answer"), what)
     if len(df) == 0:
         raise ValueError(f"{what}: the predictions table has no rows")
     indices = df["index"].tolist()
-    extracted, methods, hits, targets, invalid = [], [], [], [], []
+    extracted, methods, hits, targets, invalid, answers = [], [], [], [], [], []
+    differs = 0
     for idx, pred, ans in zip(indices, df["prediction"].tolist(), df["answer"].tolist(), strict=True):
         target = _target(ans)
         if target is None:
@@ -73,27 +148,75 @@ def _base(df: pd.DataFrame, what: str) -> tuple[pd.DataFrame, dict[str, int], li
             extracted.append(UNKNOWN)
             methods.append("inference_error")
             hits.append(False)
+            answers.append("")
             continue
         got = extract_yes_no(pred)
+        differs += got != vlmevalkit_yes_no(pred)
+        text = str(pred)
+        answer = answer_part(text)
+        answers.append(text if answer is text else answer)
         extracted.append(got)
         methods.append("unparsed" if got == UNKNOWN else "parsed")
         hits.append(target is not None and got == target)
+    unparsed = methods.count("unparsed")
+    judged = _judge_rows(df, judge, methods, targets, answers) if judge is not None else {}
+    for i, verdict in judged.items():
+        methods[i] = verdict.method
+        extracted[i] = verdict.value or UNKNOWN
+        hits[i] = verdict.value is not None and verdict.value == targets[i]
     per_sample = pd.DataFrame({"index": indices, "extracted": extracted, "method": methods, "hit": hits})
+    if judge is not None:
+        per_sample["judge"] = pd.Series([judged[i].reply if i in judged else None for i in range(len(df))],
+                                        dtype=object)
     per_sample["target"] = targets
     counts = {
         "total": len(df),
         "scored": len(df),
         "hits": int(sum(hits)),
-        "unparsed": methods.count("unparsed"),
+        "unparsed": unparsed,
         "inference_errors": methods.count("inference_error"),
         "invalid_target": len(invalid),
+        "by_rule": methods.count("parsed"),
+        "by_judge": methods.count("judge"),
+        "unread": methods.count("unparsed") + methods.count("judge_unread"),
+        "judge_errors": methods.count("judge_error"),
+        "judge_asked": len(judged),
+        "differs_from_vlmevalkit": differs,
     }
     notes = []
     if invalid:
         notes.append(
             f"{len(invalid)} row(s) have an answer other than Yes/No (scored as misses): index {listed(invalid)}"
         )
+    if differs:
+        notes.append(
+            f"vlmkit's rules read a different answer than VLMEvalKit's Y/N rule for {differs} row(s) (vlmkit reads "
+            "as a careful person would; see vlmkit.scoring.yorn.extract_yes_no)"
+        )
+    notes += judge_notes(methods, judge is not None, unparsed)
     return per_sample, counts, notes
+
+
+def _judge_rows(
+    df: pd.DataFrame, judge: Judge, methods: list[str], targets: list[str | None], answers: list[str]
+) -> dict[int, Judged]:
+    """The judge's verdicts, by row position, for answers the rules read as Unknown (valid target, non-empty)."""
+    ask = [i for i, m in enumerate(methods) if m == "unparsed" and targets[i] is not None and answers[i].strip()]
+    if not ask:
+        return {}
+    require_columns(df, ("question",), "Y/N judge")
+    questions = df["question"].tolist()
+    indices = df["index"].tolist()
+    keys = row_keys([indices[i] for i in ask])
+    position = dict(zip(keys, ask))
+    prompts = {key: yorn_judge_prompt(cell_text(questions[i]) or "", answers[i]) for key, i in position.items()}
+    verdicts = ask_judge(judge, prompts, _read_reply, YORN_TEMPERATURES)
+    return {position[key]: verdict for key, verdict in verdicts.items()}
+
+
+def _read_reply(_key: str, reply: str) -> str | None:
+    value = vlmevalkit_yes_no(reply)
+    return None if value == UNKNOWN else value
 
 
 def _with_columns(df: pd.DataFrame, per_sample: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -253,7 +376,7 @@ def _mme_scales(metrics: dict[str, float]) -> dict[str, Scale]:
     return scales
 
 
-def score_yorn(df: pd.DataFrame, metric: str = "acc") -> EvalResult:
+def score_yorn(df: pd.DataFrame, metric: str = "acc", judge: Judge | None = None) -> EvalResult:
     """Score Yes/No predictions with one of METRICS (see the module docstring for the columns each needs).
 
     acc: accuracy, per category and l2-category. mme: per category acc + acc+ (both questions of an image
@@ -264,7 +387,7 @@ def score_yorn(df: pd.DataFrame, metric: str = "acc") -> EvalResult:
     """
     if metric not in METRICS:
         raise ValueError(f"Y/N scoring: unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-    per_sample, counts, notes = _base(df, f"Y/N scoring ({metric})")
+    per_sample, counts, notes = _base(df, f"Y/N scoring ({metric})", judge)
     if metric == "acc":
         metrics, table, primary = _acc(df, per_sample)
     elif metric == "mme":
@@ -277,7 +400,7 @@ def score_yorn(df: pd.DataFrame, metric: str = "acc") -> EvalResult:
         scorer=f"yorn_{metric}",
         metrics=metrics,
         primary=primary,
-        per_sample=per_sample[["index", "extracted", "method", "hit"]],
+        per_sample=per_sample[["index", "extracted", "method", "hit", *(["judge"] if judge is not None else [])]],
         table=table,
         table_suffix="score",
         counts=counts,

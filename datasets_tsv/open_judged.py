@@ -1,0 +1,131 @@
+"""Open-answer benchmarks scored by an LLM judge: MMVet, LLaVABench and the ShortQA family (EMMA's prompt too).
+
+Prompts are VLMEvalKit's (see datasets_tsv.judged): MMVet and LLaVABench send the question alone; the ShortQA family
+sends the question and `\\nPlease directly provide a short answer to the question. ` (`SHORTQA_SUFFIX`, the default
+of `ShortQADataset`); EMMA builds its own (`EMMADataset`). The scorers, with the judge prompts beside them, are
+vlmkit.scoring.mmvet, .llavabench and .shortqa. Without a judge, `evaluate` is refused in one line.
+
+A scorer's complaint about a row (a missing cell, a duplicate index) is raised as a DatasetError naming the file.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from vlmkit.cells import is_missing
+from vlmkit.judging import Judge
+from vlmkit.message import Part
+from vlmkit.scoring.result import EvalResult
+
+from .base import OPTION_LETTERS, DatasetError
+from .judged import JudgedDataset
+from .mmmu import interleave
+
+SHORTQA_SUFFIX = "\nPlease directly provide a short answer to the question. "
+
+
+class MMVetDataset(JudgedDataset):
+    """MMVet / MMVet_Hard: graded 0-1 by the judge; `category` holds the capabilities (e.g. `rec,ocr`)."""
+
+    judge_scorer = "MMVet grading (LLM judge, 0-1 per answer)"
+    answer_columns: ClassVar[tuple[str, ...]] = ("answer", "category")
+
+    def score_with_judge(self, df: pd.DataFrame, judge: Judge) -> EvalResult:
+        from vlmkit.scoring.mmvet import score_mmvet
+
+        try:
+            return score_mmvet(df, judge, what=str(self.tsv_path))
+        except ValueError as exc:
+            raise DatasetError(str(exc)) from None
+
+
+class LLaVABenchDataset(JudgedDataset):
+    """LLaVABench / LLaVABench_KO (`language="ko"`): the answer reviewed against the GPT-4 reference (`gpt4_ans`)
+    with the image caption as context; relative score per `category`."""
+
+    judge_scorer = "LLaVABench review (LLM judge, relative to the reference answer)"
+    answer_columns: ClassVar[tuple[str, ...]] = ("gpt4_ans", "caption", "category")
+
+    def __init__(self, name: str, *, language: str = "en", **kwargs: Any) -> None:
+        from vlmkit.scoring.llavabench import LANGUAGES
+
+        if language not in LANGUAGES:
+            raise ValueError(f"{name}: unknown review language {language!r} (expected one of {', '.join(LANGUAGES)})")
+        self.language = language
+        super().__init__(name, **kwargs)
+
+    def score_with_judge(self, df: pd.DataFrame, judge: Judge) -> EvalResult:
+        from vlmkit.scoring.llavabench import score_llavabench
+
+        try:
+            return score_llavabench(df, judge, language=self.language, what=str(self.tsv_path))
+        except ValueError as exc:
+            raise DatasetError(str(exc)) from None
+
+    def scorer_params(self) -> dict[str, Any]:
+        return {**super().scorer_params(), "language": self.language}
+
+
+class ShortQADataset(JudgedDataset):
+    """The ShortQA family: short answers judged right or wrong; choice rows read as MCQ; `g_index` groups circular."""
+
+    judge_scorer = "ShortQA correctness (LLM judge)"
+
+    def __init__(self, name: str, *, kind: str = "shortqa", suffix: str = SHORTQA_SUFFIX, **kwargs: Any) -> None:
+        super().__init__(name, kind=kind, suffix=suffix, **kwargs)
+
+    def score_with_judge(self, df: pd.DataFrame, judge: Judge) -> EvalResult:
+        from vlmkit.scoring.shortqa import score_shortqa
+
+        try:
+            return score_shortqa(df, judge, what=str(self.tsv_path))
+        except ValueError as exc:
+            raise DatasetError(str(exc)) from None
+
+
+EMMA_CHOICE_CLOSING = "Answer with the option's letter from the given choices. "
+EMMA_OPEN_CLOSING = "Answer the question using a single word or phrase. "
+EMMA_COT = "Please solve the problem step by step. "
+EMMA_DIRECT = (
+    "Please ensure that your output only contains the final answer without any additional content (such as "
+    "intermediate reasoning steps)."
+)
+
+
+def emma_prompt(question: str, context: str | None, options: list[tuple[str, str]] | None, cot: bool) -> str:
+    """VLMEvalKit's EMMA prompt: `{context}\\n\\n` (when the row has one), the question, the options as `A: text`
+    lines for a choice row (type MCQ), the closing instruction, then the CoT or the direct-answer instruction."""
+    if options is not None:
+        listing = "".join(f"{letter}: {text}\n" for letter, text in options)
+        body = f"{question}\n\n{listing}\n\n{EMMA_CHOICE_CLOSING}"
+    else:
+        body = f"{question}\n\n{EMMA_OPEN_CLOSING}"
+    if context is not None:
+        body = f"{context}\n\n{body}"
+    return body + (EMMA_COT if cot else EMMA_DIRECT)
+
+
+class EMMADataset(ShortQADataset):
+    """EMMA / EMMA_COT (`cot=True`): VLMEvalKit's EMMA prompt (`emma_prompt`), images placed at `<image k>` as MMMU
+    places them; scored as the ShortQA family."""
+
+    def __init__(self, name: str, *, cot: bool = False, **kwargs: Any) -> None:
+        self.cot = bool(cot)
+        super().__init__(name, suffix="", **kwargs)
+
+    def prompt_text(self, line: dict[str, Any]) -> str:
+        context = line.get("context")
+        options = None
+        if line.get("type") == "MCQ":
+            options = [(L, str(line[L])) for L in OPTION_LETTERS if L in line and not is_missing(line[L])]
+        return emma_prompt(self.text(line, "question"), None if is_missing(context) else str(context), options,
+                           self.cot)
+
+    def build_prompt(self, line: dict[str, Any] | int) -> list[Part]:
+        _, row = self._row(line)
+        return interleave(self.prompt_text(row), self.image_paths(row), self._where(row, "question"))
+
+    def scorer_params(self) -> dict[str, Any]:
+        return {"scorer": self.judge_scorer, "prompt": "EMMA", "cot": self.cot}
