@@ -526,11 +526,11 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
                 "n": o.n_total,
                 "done": o.n_completed,
                 "errors": o.n_errors,
-                "unparsed": ev.counts.get("unparsed") if ev else None,
+                "unread": ev.counts.get("unread", ev.counts.get("unparsed")) if ev else None,  # after any judge
                 "status": o.status,
             }
         )
-    return format_table(rows, ["model", "dataset", "metric", "value", "n", "done", "errors", "unparsed", "status"])
+    return format_table(rows, ["model", "dataset", "metric", "value", "n", "done", "errors", "unread", "status"])
 
 
 def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,

@@ -203,3 +203,47 @@ def test_the_judge_from_the_config_file(yorn: Path, lmu_root: Path, tmp_path: Pa
     assert results["scoring"]["counts"]["by_judge"] == 5
     assert JUDGE_KEY not in result.stdout + result.stderr
     assert [p for p in work.rglob("*") if p.is_file() and JUDGE_KEY.encode() in p.read_bytes()] == []
+
+
+def test_judged_mcq_rows_by_hand(lmu_root: Path, tmp_path: Path):
+    """An MCQ TSV: the rules read rows 0-3; rows 4-7 reach the judge with VLMEvalKit's prompt (options block as in
+    the facts); its letters decide them (row 6: `Z`, no option; row 7: nothing readable three times)."""
+    from tests.datasets_tsv.tsvs import b64, image_bytes, write_tsv
+
+    options = {"A": "cat", "B": "dog", "C": "bird", "D": "fish"}
+    rows = [{"index": i, "image": b64(image_bytes()), "question": f"[{i}] Which animal?", **options,
+             "answer": "ABCD"[i % 4], "category": "animals"} for i in range(8)]
+    write_tsv(lmu_root / "MyMCQ.tsv", rows)
+    model_replies = {0: "A", 1: "The answer is B.", 2: "(C) bird", 3: "A",  # row 3 read by rule, wrong
+                     4: "Looks furry to me.", 5: "Something with fins.", 6: "No idea.", 7: "Hmm."}
+    judge_replies = {4: "A", 5: "D", 6: "Z", 7: "I am not sure"}
+
+    def model(request: Recorded) -> Reply:
+        return chat_reply(model_replies[row_of(request)])
+
+    def judge_letters(request: Recorded) -> Reply:
+        if request.method == "GET":
+            return Reply(404, {"error": {"message": "no models route"}})
+        return chat_reply(judge_replies[int(re.search(r"\[(\d+)\]", question_of(request)).group(1))])
+
+    work = tmp_path / "out"
+    with FaultServer(chat_only(model)) as served, FaultServer(judge_letters) as judge:
+        result = vlmkit_cli("run", "--data", "MyMCQ", "--kind", "mcq", "--model", "served", "--api-base",
+                            served.base_url, "--work-dir", str(work), "--judge", "judge-m", "--judge-api-base",
+                            judge.base_url, env={"LMUData": str(lmu_root)})
+        prompts = [question_of(r) for r in chat_requests(judge.requests)]
+    assert result.returncode == 0, result.stderr
+    assert len(prompts) == 3 + 3  # rows 4, 5, 6 once; row 7 three times (VLMEvalKit's 3 tries)
+    first = next(p for p in prompts if "[4]" in p)
+    assert first.startswith("You are an AI assistant who will help me to match an answer with several options")
+    assert "Question: [4] Which animal??\nOptions: There are several options: \nA. cat\nB. dog\nC. bird\nD. fish\n\n" \
+           "Answer: Looks furry to me.\nYour output: " in first
+    results = json.loads((work / "served" / "MyMCQ" / "results.json").read_text())
+    counts = results["scoring"]["counts"]
+    assert (counts["by_rule"], counts["by_judge"], counts["unread"]) == (4, 3, 1)
+    # by hand: rows 0, 1, 2 right by rule (3 wrong); row 4 judged A = right, 5 judged D != B, 6 Z, 7 unread: 4 of 8
+    assert results["scoring"]["primary_metric"]["value"] == pytest.approx(4 / 8)
+    by_index = {r["index"]: r for r in map(json.loads, (work / "served" / "MyMCQ" / "predictions.jsonl")
+                                           .read_text().splitlines())}
+    assert [by_index[i]["method"] for i in (4, 5, 6, 7)] == ["judge", "judge", "judge", "judge_unread"]
+    assert by_index[4]["hit"] and not by_index[5]["hit"] and not by_index[7]["hit"]

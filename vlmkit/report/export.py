@@ -27,7 +27,7 @@ CSV_COLUMNS = (
 
 def _unparsed(row: Row) -> Any:
     counts = row.run.scoring.get("counts") or {}
-    return counts.get("unparsed") if isinstance(counts, dict) else None
+    return counts.get("unread", counts.get("unparsed")) if isinstance(counts, dict) else None  # after any judge
 
 
 def run_cells(row: Row, *, with_file: bool = False) -> dict[str, Any]:

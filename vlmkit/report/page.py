@@ -116,7 +116,7 @@ def _run_entry(row: Row, ident: str) -> dict[str, Any]:
         "n": run.n,
         "done": run.counts.get("completed"),
         "errors": run.counts.get("inference_errors"),
-        "unparsed": scoring_counts.get("unparsed"),
+        "unparsed": scoring_counts.get("unread", scoring_counts.get("unparsed")),  # after any judge
         "status": run.status,
         "best": row.best,
         "latest": run.latest,

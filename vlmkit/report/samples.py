@@ -2,7 +2,8 @@
 
 Verdicts, from the fields a run writes (docs/outputs.md):
 - `error`: the call failed or was not run (`error` is set, or there is no prediction);
-- `unread`: answered, but the scorer could not read an answer from it (`method: unparsed`; a miss);
+- `unread`: answered, but no answer could be read from it (`method`: `unparsed` by the rules, `judge_unread` by the
+  judge, `judge_error` the judge call failed; a miss);
 - `hit` / `miss`: the scorer's `hit` (MCQ, Y/N, OCRBench), or a per-row score of 1 / 0 (VQA's `score`, text QA's
   primary metric);
 - `partial`: a per-row score strictly between 0 and 1 (VQA soft score, ANLS);
@@ -28,6 +29,7 @@ from vlmkit.report.runs import ReportInputError
 
 VERDICTS = ("hit", "miss", "partial", "unread", "error", "unscored")
 WRONG = frozenset({"miss", "partial", "unread"})
+UNREAD_METHODS = frozenset({"unparsed", "judge_unread", "judge_error"})  # no answer read: by rule, judge, or at all
 _THINK_RE = re.compile(r"^\s*<think>(.*?)</think>\s*", re.S)
 _UNSCORED_METHODS = frozenset({"invalid_target", "no_target"})
 _CATEGORY_FIELDS = ("category", "l2-category", "split")
@@ -87,7 +89,7 @@ def verdict(record: dict[str, Any], primary: str | None = None) -> str:
     method = record.get("method")
     if record.get("error") or record.get("prediction") is None or method == "inference_error":
         return "error"
-    if method == "unparsed":
+    if method in UNREAD_METHODS:
         return "unread"
     if method in _UNSCORED_METHODS:
         return "unscored"
