@@ -90,10 +90,10 @@ def model_registry() -> Registry:
         target, takes = targets[repo]
         registry.add(alias, target, f"alias of {repo.split('/', 1)[1]} ({', '.join(takes)})", **defaults(repo))
     tiny = Path(__file__).resolve().parent / "weights" / "vlmkit_tiny"
-    # Its longest answer ("triangle vs square: Yes") is 6 tokens; the cap keeps a model that sees no picture it knows
-    # (the grey-picture control) from generating 512 tokens a row.
+    # No cap of its own: its generation_config.json says max_new_tokens 8 (its longest answer, "triangle vs square:
+    # Yes", is 6 tokens), which the local path honours unless --max-tokens is given.
     registry.add("vlmkit-tiny", HF_MODEL, "the tiny demo VLM shipped with vlmkit (tools/train_demo_model.py)",
-                 model_path=str(tiny), max_new_tokens=8)
+                 model_path=str(tiny))
     for name in _API_MODELS:
         registry.add(name, API_MODEL, "OpenAI chat completions", model=name)
     return registry

@@ -196,13 +196,31 @@ def run_api(
     return errors
 
 
+def prompt_size(task: Task) -> tuple[int, int]:
+    """How long a task's prompt is, for grouping: (media parts, characters of text). Samples of similar size batched
+    together pad less (left padding to the longest prompt of the batch)."""
+    media = chars = 0
+    for turn in normalise_conversation(task.msgs):
+        for part in turn["content"]:
+            if part["type"] == "text":
+                chars += len(part["value"])
+            else:
+                media += 1
+    return media, chars
+
+
 def run_local(
     model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str, batch_size: int, desc: str,
-    progress: bool = True,
+    progress: bool = True, by_length: bool = True,
 ) -> int:
-    """Batches through generate_batch; a batch that raises as a whole records that error for each of its samples."""
+    """Batches through generate_batch; a batch that raises as a whole records that error for each of its samples.
+
+    by_length (batch_size > 1): batches are formed from samples of similar prompt size (sorted by `prompt_size`,
+    stable); answers are journalled by index, so every file the run writes stays in dataset order."""
     errors = 0
     size = max(1, batch_size)
+    if by_length and size > 1:
+        tasks = sorted(tasks, key=prompt_size)
     with tqdm(total=len(tasks), desc=desc, unit="sample", disable=not progress) as bar:
         for start in range(0, len(tasks), size):
             batch = tasks[start : start + size]
