@@ -46,7 +46,7 @@ SCORERS = {
     "mcq": "mcq", "mcq-circular": "mcq", "mmmu": "mcq",
     "yorn": "yorn", "mme": "yorn", "pope": "yorn", "hallusion": "yorn",
     "vqa_score": "vqa", "anls": "vqa", "relaxed": "vqa", "exact": "vqa", "ocrbench": "vqa",
-    "vcr": "vqa", "mmmu-pro": "mcq", "mmvp": "mcq", "mmsci": "mcq",
+    "vcr": "vqa", "mmmu-pro": "mcq", "mmvp": "mcq", "mmsci": "mcq", "amber": "yorn", "vsr": "yorn",
 }  # fmt: skip
 _MD5 = re.compile(r"[0-9a-f]{32}")
 

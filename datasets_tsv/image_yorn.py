@@ -1,7 +1,10 @@
-"""Yes/no questions over images (MME, POPE, HallusionBench). The prompt is the question alone (VLMEvalKit's).
+"""Yes/no questions over images (MME, POPE, HallusionBench, AMBER, VSR-zeroshot). The prompt is the question
+(VLMEvalKit's), followed by `suffix` where the catalog gives one (AMBER: `\\nPlease answer yes or no.`, appended
+to the text part as VLMEvalKit's ImageYORNDataset.build_prompt does).
 
 The metric is a constructor option set by the catalog: `acc` (plain accuracy), `mme` (acc + acc+ per category,
-perception/cognition sums), `pope` (F1 with Yes positive), `hallusion` (aAcc/fAcc/qAcc).
+perception/cognition sums), `pope` (F1 with Yes positive), `hallusion` (aAcc/fAcc/qAcc), `amber` (accuracy per
+AMBER category and their mean, `Avg ACC`), `vsr` (precision/recall/acc x100 and F1 as a fraction, as VLMEvalKit).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from vlmkit.scoring.result import EvalResult
 
 from .base import TSVDataset
 
-YORN_METRICS = ("acc", "mme", "pope", "hallusion")
+YORN_METRICS = ("acc", "mme", "pope", "hallusion", "amber", "vsr")
 
 
 class ImageYORNDataset(TSVDataset):
@@ -23,11 +26,17 @@ class ImageYORNDataset(TSVDataset):
 
     kind: ClassVar[str] = "yorn"
 
-    def __init__(self, name: str, *, metric: str = "acc", **kwargs: Any) -> None:
+    def __init__(self, name: str, *, metric: str = "acc", suffix: str = "", **kwargs: Any) -> None:
         if metric not in YORN_METRICS:
             raise ValueError(f"{name}: unknown yes/no metric {metric!r} (expected one of {', '.join(YORN_METRICS)})")
+        if not isinstance(suffix, str):
+            raise TypeError(f"{name}: the prompt suffix must be text, got {suffix!r}")
         self.metric = metric
+        self.suffix = suffix
         super().__init__(name, **kwargs)
+
+    def prompt_text(self, line: dict[str, Any]) -> str:
+        return self.text(line, "question") + self.suffix
 
     def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         from vlmkit.scoring.yorn import score_yorn
@@ -35,4 +44,4 @@ class ImageYORNDataset(TSVDataset):
         return score_yorn(df, metric=self.metric, judge=judge)
 
     def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "yorn", "metric": self.metric}
+        return {"scorer": "yorn", "metric": self.metric, **({"suffix": self.suffix} if self.suffix else {})}

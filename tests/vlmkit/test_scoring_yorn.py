@@ -197,3 +197,61 @@ def test_hallusion_ids_from_index_and_clear_error() -> None:
 def test_unknown_metric() -> None:
     with pytest.raises(ValueError, match="unknown metric"):
         score_yorn(pd.DataFrame({"index": [1], "prediction": ["Yes"], "answer": ["Yes"]}), metric="f1")
+
+
+def test_amber_groups_categories_and_averages_them() -> None:
+    df = pd.DataFrame(
+        {
+            "index": range(6),
+            "category": [
+                "discriminative-hallucination", "discriminative-attribute-number", "relation",
+                "discriminative-attribute-state", "discriminative-hallucination", "generative",
+            ],
+            "answer": ["yes", "no", "Yes", "No", "no", "yes"],
+            "prediction": ["Yes", "No", "yes", "Yes", "no", "maybe"],
+        }
+    )  # fmt: skip
+    res = score_yorn(df, metric="amber")
+    # Existence: rows 0, 4 right -> 100; Attribute: row 1 right, row 3 wrong -> 50; Relation: row 2 right -> 100;
+    # generative (not an AMBER category: its own name, counted in the mean as VLMEvalKit): row 5 Unknown -> 0
+    assert res.metrics == pytest.approx(
+        {"Avg ACC": 250 / 4, "Existence": 100.0, "Attribute": 50.0, "Relation": 100.0, "generative": 0.0}
+    )
+    assert list(res.table.columns) == ["Existence", "Attribute", "Relation", "generative", "Avg ACC"]
+    assert any("outside AMBER's discriminative ones" in n and "generative" in n for n in res.notes)
+    assert not any("spelled other than" in n for n in res.notes)  # VLMEvalKit ignores case for AMBER too
+
+
+def test_amber_needs_its_categories() -> None:
+    df = pd.DataFrame({"index": [1, 2], "answer": ["yes", "no"], "prediction": ["Yes", "No"]})
+    with pytest.raises(ValueError, match="AMBER scoring: the predictions table has no `category` column"):
+        score_yorn(df, metric="amber")
+    df["category"] = ["relation", None]
+    with pytest.raises(ValueError, match=r"AMBER scoring: row 1 \(index 2\), field `category` is empty"):
+        score_yorn(df, metric="amber")
+
+
+def test_vsr_f1_is_a_fraction_the_rest_percent() -> None:
+    df = pd.DataFrame(
+        {
+            "index": range(5),
+            "answer": ["Yes", "Yes", "No", "No", "No"],
+            # TP 1, FN 1 (Unknown), FP 1, TN 2 (one of them a failed inference, a miss for acc)
+            "prediction": ["yes", "Perhaps", "Yes", "No", None],
+        }
+    )
+    res = score_yorn(df, metric="vsr")
+    # precision 1/2, recall 1/2, F1 0.5; acc 2/5
+    assert res.metrics == pytest.approx({"precision": 50.0, "recall": 50.0, "acc": 40.0, "f1_score": 0.5})
+    assert res.primary == "acc" and res.scorer == "yorn_vsr"
+    scoring = res.to_dict()
+    assert scoring["metric_scales"]["f1_score"]["scale"] == "fraction"
+    assert scoring["metric_scales"]["precision"]["scale"] == "percent"
+    assert any("f1_score is a fraction" in n for n in res.notes)
+
+
+def test_answers_in_another_case_are_noted_outside_amber() -> None:
+    df = pd.DataFrame({"index": [1, 2, 3], "answer": ["yes", "No", "NO"], "prediction": ["Yes", "No", "no"]})
+    res = score_yorn(df, metric="vsr")
+    assert res.metrics["acc"] == pytest.approx(100.0)
+    assert any(n.startswith("2 row(s) have an answer spelled other than `Yes`/`No`") for n in res.notes)

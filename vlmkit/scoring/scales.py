@@ -82,6 +82,8 @@ _BY_SCORER = {
     "vcr": Scale(FRACTION),
     "mmvp": Scale(FRACTION),
     "mmsci": Scale(FRACTION),
+    "yorn_amber": Scale(PERCENT),
+    "yorn_vsr": Scale(PERCENT),
     "yorn_acc": Scale(PERCENT),
     "yorn_pope": Scale(PERCENT),
     "yorn_hallusion": Scale(PERCENT),

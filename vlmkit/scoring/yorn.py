@@ -1,5 +1,5 @@
 """Yes/No scoring: reading the answer, VLMEvalKit's judge for the answers no rule reads, and VLMEvalKit's four
-reports (plain accuracy, MME, POPE, HallusionBench).
+reports (plain accuracy, MME, POPE, HallusionBench; AMBER and VSR in vlmkit.scoring.yorn_ratings).
 
 Reading (`extract_yes_no`) is a careful reader's (see its docstring; stress set in tests/vlmkit/test_answer_stress.py);
 `vlmevalkit_yes_no` is VLMEvalKit's rule, kept to count the rows where the two differ
@@ -9,15 +9,18 @@ times at temperatures 0, 0.5, 1.0, 1.5, 2.0; method `judge`, `judge_unread` (sti
 failed call: a miss this run, asked again on the next). Counts: `unparsed` (rows no rule read), `by_rule`, `by_judge`,
 `unread`, `judge_errors`, `judge_asked`.
 
-Figures are x100 as VLMEvalKit reports them. A prediction that is None/NaN (or VLMEvalKit's API-failure marker)
-is an inference error, one that is neither clearly yes nor no is `Unknown` (unparsed); both are misses, and for
-POPE an `Unknown` counts as a "No" answer, as in VLMEvalKit. An `answer` other than yes/no (any case) is an
-invalid target: a miss, counted and listed in the notes.
+Figures are x100 as VLMEvalKit reports them (VSR's f1_score alone is a fraction, as VLMEvalKit reports it). A
+prediction that is None/NaN (or VLMEvalKit's API-failure marker) is an inference error, one that is neither clearly
+yes nor no is `Unknown` (unparsed); both are misses, and for POPE and VSR an `Unknown` counts as a "No" answer, as
+in VLMEvalKit. An `answer` other than yes/no (any case) is an invalid target: a miss, counted and listed in the
+notes. Answers compare case-insensitively for every metric
+(VLMEvalKit: for AMBER only; a note counts the rows where that matters).
 
 Columns: `index`, `prediction`, `answer` always (`question` when a judge has rows to read); `category` for "mme" (plus
 `image_path` to pair the two questions of an image, else rows are paired in index order within a category) and used
 when present by the others; "hallusion" needs `l2-category` and `set_id`, `figure_id`, `question_id` (when those three
-are absent they are read from the index as VLMEvalKit does: fields 3, 4, 5 of `index.split("_")`).
+are absent they are read from the index as VLMEvalKit does: fields 3, 4, 5 of `index.split("_")`); "amber" needs
+`category`; "vsr" nothing more.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vlmkit.cells import is_missing, listed
+from vlmkit.cells import index_key, is_missing, listed
 from vlmkit.judging import Judge
 from vlmkit.reasoning import answer_part
 from vlmkit.scoring.breakdown import group_means, require_columns, split_category_table
@@ -37,8 +40,9 @@ from vlmkit.scoring.choice_reading import normalise, tagged_answer
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import MME_CATEGORY_POINTS, PERCENT, POINTS, Scale
 from vlmkit.scoring.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, process_punctuation
+from vlmkit.scoring.yorn_ratings import VSR_SCALES, amber_rating, vsr_rating, yes_positive
 
-METRICS = ("acc", "mme", "pope", "hallusion")
+METRICS = ("acc", "mme", "pope", "hallusion", "amber", "vsr")
 UNKNOWN = "Unknown"
 
 # MME's two super-categories (MME_rating in VLMEvalKit).
@@ -130,19 +134,25 @@ def _target(value: Any) -> str | None:
     return {"yes": "Yes", "no": "No"}.get(low)
 
 
-def _base(df: pd.DataFrame, what: str, judge: Judge | None) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
+def _base(
+    df: pd.DataFrame, what: str, judge: Judge | None, vlmevalkit_ignores_case: bool = False
+) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
     """Per row: index, extracted, method, hit (and `judge`, the judge's last reply, when a judge is given); plus
-    counts and notes common to every Y/N report."""
+    counts and notes common to every Y/N report. `vlmevalkit_ignores_case`: VLMEvalKit compares the answer
+    case-insensitively too (AMBER), so no note on answers spelled other than `Yes`/`No`."""
     require_columns(df, ("index", "prediction", "answer"), what)
     if len(df) == 0:
         raise ValueError(f"{what}: the predictions table has no rows")
     indices = df["index"].tolist()
     extracted, methods, hits, targets, invalid, answers = [], [], [], [], [], []
     differs = 0
+    other_case = 0
     for idx, pred, ans in zip(indices, df["prediction"].tolist(), df["answer"].tolist(), strict=True):
         target = _target(ans)
         if target is None:
             invalid.append(idx)
+        elif cell_text(ans) != target:
+            other_case += 1
         targets.append(target)
         if is_missing(pred) or VLMEVALKIT_FAIL_MARKER in str(pred):
             extracted.append(UNKNOWN)
@@ -193,6 +203,11 @@ def _base(df: pd.DataFrame, what: str, judge: Judge | None) -> tuple[pd.DataFram
             f"vlmkit's rules read a different answer than VLMEvalKit's Y/N rule for {differs} row(s) (vlmkit reads "
             "as a careful person would; see vlmkit.scoring.yorn.extract_yes_no)"
         )
+    if other_case and not vlmevalkit_ignores_case:
+        notes.append(
+            f"{other_case} row(s) have an answer spelled other than `Yes`/`No` (e.g. `yes`): vlmkit compares "
+            "case-insensitively; VLMEvalKit compares exactly here (only AMBER ignores case) and scores them as misses"
+        )
     notes += judge_notes(methods, judge is not None, unparsed)
     return per_sample, counts, notes
 
@@ -208,7 +223,7 @@ def _judge_rows(
     questions = df["question"].tolist()
     indices = df["index"].tolist()
     keys = row_keys([indices[i] for i in ask])
-    position = dict(zip(keys, ask))
+    position = dict(zip(keys, ask, strict=True))
     prompts = {key: yorn_judge_prompt(cell_text(questions[i]) or "", answers[i]) for key, i in position.items()}
     verdicts = ask_judge(judge, prompts, _read_reply, YORN_TEMPERATURES)
     return {position[key]: verdict for key, verdict in verdicts.items()}
@@ -239,7 +254,8 @@ def _mme(df: pd.DataFrame, rows: pd.DataFrame, notes: list[str]) -> tuple[dict[s
     empty = df["category"].isna().to_numpy()
     if empty.any():
         row = int(empty.argmax())
-        raise ValueError(f"MME scoring: row {row} (index {df['index'].iloc[row]!r}), field `category` is empty")
+        index = index_key(df["index"].iloc[row])
+        raise ValueError(f"MME scoring: row {row} (index {index}), field `category` is empty")
     data = _with_columns(df, rows, ("category",))
     if "image_path" in df.columns:
         data["image"] = df["image_path"].map(str).to_numpy()
@@ -287,14 +303,7 @@ def _sort_key(value: Any) -> tuple[int, float, str]:
 
 
 def _prf(sub: pd.DataFrame) -> dict[str, float]:
-    y_true = (sub["target"] == "Yes").to_numpy()
-    y_pred = (sub["extracted"] == "Yes").to_numpy()
-    tp = int((y_true & y_pred).sum())
-    fp = int((~y_true & y_pred).sum())
-    fn = int((y_true & ~y_pred).sum())
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    precision, recall, f1 = yes_positive(sub)
     acc = float(sub["hit"].mean())
     return {"Overall": f1 * 100, "acc": acc * 100, "precision": precision * 100, "recall": recall * 100}
 
@@ -383,17 +392,25 @@ def score_yorn(df: pd.DataFrame, metric: str = "acc", judge: Judge | None = None
     right); `perception` / `reasoning` sum their categories, `Overall` = perception + reasoning (the figure the
     OpenVLM leaderboard shows). pope: F1 with Yes positive as `Overall`, plus acc, precision, recall, per
     category (a cell may list several, comma-separated). hallusion: aAcc (questions), fAcc (figures), qAcc
-    (question pairs); `Overall` is their mean.
+    (question pairs); `Overall` is their mean. amber: accuracy per AMBER category (Attribute, Existence, Relation)
+    and `Avg ACC`, their mean. vsr: precision, recall (Yes positive) and acc x100, `f1_score` a fraction; `acc` is
+    the headline.
     """
     if metric not in METRICS:
         raise ValueError(f"Y/N scoring: unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
-    per_sample, counts, notes = _base(df, f"Y/N scoring ({metric})", judge)
+    if metric == "amber":
+        require_columns(df, ("category",), "AMBER scoring")
+    per_sample, counts, notes = _base(df, f"Y/N scoring ({metric})", judge, metric == "amber")
     if metric == "acc":
         metrics, table, primary = _acc(df, per_sample)
     elif metric == "mme":
         metrics, table, primary = _mme(df, per_sample, notes)
     elif metric == "pope":
         metrics, table, primary = _pope(df, per_sample, notes)
+    elif metric == "amber":
+        metrics, table, primary = amber_rating(_with_columns(df, per_sample, ("category",)), notes)
+    elif metric == "vsr":
+        metrics, table, primary = vsr_rating(per_sample, notes)
     else:
         metrics, table, primary = _hallusion(df, per_sample)
     return EvalResult(
@@ -406,5 +423,5 @@ def score_yorn(df: pd.DataFrame, metric: str = "acc", judge: Judge | None = None
         counts=counts,
         notes=notes,
         scale=Scale(POINTS) if metric == "mme" else Scale(PERCENT),
-        metric_scales=_mme_scales(metrics) if metric == "mme" else {},
+        metric_scales=_mme_scales(metrics) if metric == "mme" else dict(VSR_SCALES) if metric == "vsr" else {},
     )
