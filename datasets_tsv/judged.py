@@ -58,11 +58,16 @@ class JudgedDataset(TSVDataset):
         return super().evaluate(predictions, fuzzy=fuzzy, judge=judge)
 
     def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
-        if judge is None:
-            raise DatasetError(judge_needed(self.name, self.judge_scorer))
-        return self.score_with_judge(df, judge)
+        assert judge is not None  # evaluate() refuses first without one
+        try:
+            return self.score_with_judge(df, judge)
+        except DatasetError:
+            raise
+        except ValueError as exc:  # a scorer's complaint about a row, naming the file: one line, no traceback
+            raise DatasetError(str(exc)) from None
 
     def score_with_judge(self, df: pd.DataFrame, judge: Judge) -> EvalResult:
+        """The scorer's result; a ValueError it raises should name the file (pass `what=str(self.tsv_path)`)."""
         raise NotImplementedError(f"{type(self).__name__} has no judge scorer")
 
     def scorer_params(self) -> dict[str, Any]:

@@ -5,7 +5,8 @@ sends the question and `\\nPlease directly provide a short answer to the questio
 of `ShortQADataset`); EMMA builds its own (`EMMADataset`). The scorers, with the judge prompts beside them, are
 vlmkit.scoring.mmvet, .llavabench and .shortqa. Without a judge, `evaluate` is refused in one line.
 
-A scorer's complaint about a row (a missing cell, a duplicate index) is raised as a DatasetError naming the file.
+A scorer's complaint about a row (a missing cell, a duplicate index) names the file (`what`); JudgedDataset makes it a
+one-line DatasetError.
 """
 
 from __future__ import annotations
@@ -36,10 +37,7 @@ class MMVetDataset(JudgedDataset):
     def score_with_judge(self, df: pd.DataFrame, judge: Judge) -> EvalResult:
         from vlmkit.scoring.mmvet import score_mmvet
 
-        try:
-            return score_mmvet(df, judge, what=str(self.tsv_path))
-        except ValueError as exc:
-            raise DatasetError(str(exc)) from None
+        return score_mmvet(df, judge, what=str(self.tsv_path))
 
 
 class LLaVABenchDataset(JudgedDataset):
@@ -60,10 +58,7 @@ class LLaVABenchDataset(JudgedDataset):
     def score_with_judge(self, df: pd.DataFrame, judge: Judge) -> EvalResult:
         from vlmkit.scoring.llavabench import score_llavabench
 
-        try:
-            return score_llavabench(df, judge, language=self.language, what=str(self.tsv_path))
-        except ValueError as exc:
-            raise DatasetError(str(exc)) from None
+        return score_llavabench(df, judge, language=self.language, what=str(self.tsv_path))
 
     def scorer_params(self) -> dict[str, Any]:
         return {**super().scorer_params(), "language": self.language}
@@ -80,10 +75,7 @@ class ShortQADataset(JudgedDataset):
     def score_with_judge(self, df: pd.DataFrame, judge: Judge) -> EvalResult:
         from vlmkit.scoring.shortqa import score_shortqa
 
-        try:
-            return score_shortqa(df, judge, what=str(self.tsv_path))
-        except ValueError as exc:
-            raise DatasetError(str(exc)) from None
+        return score_shortqa(df, judge, what=str(self.tsv_path))
 
 
 EMMA_CHOICE_CLOSING = "Answer with the option's letter from the given choices. "

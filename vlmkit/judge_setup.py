@@ -22,7 +22,7 @@ from vlmkit.cells import whole_number
 from vlmkit.errors import ConfigError
 from vlmkit.generation import ModelCallError
 from vlmkit.judging.base import JudgeStopped
-from vlmkit.judging.journalled import JournalledJudge
+from vlmkit.judging.journalled import JournalledJudge, judge_words
 from vlmkit.resolve import ModelOptions, ModelSpec, check_api_base, resolve_model
 
 OPENAI_API_BASE = "https://api.openai.com/v1"
@@ -46,7 +46,10 @@ class JudgeOptions:
             raise ConfigError(f"--judge-nproc must be a whole number, 1 or more; got {self.nproc!r}")
         if self.api_base is not None:
             check_api_base(self.api_base, "--judge-api-base")
-        ModelOptions(timeout=self.timeout, retries=self.retries).check()
+        try:
+            ModelOptions(timeout=self.timeout, retries=self.retries).check()
+        except ConfigError as exc:
+            raise ConfigError(judge_words(str(exc))) from None
 
 
 def judge_spec(options: JudgeOptions) -> ModelSpec:
@@ -58,8 +61,7 @@ def judge_spec(options: JudgeOptions) -> ModelSpec:
     try:
         return resolve_model(options.name, model_options)
     except ConfigError as exc:
-        raise ConfigError(f"--judge {options.name}: {exc}".replace("--timeout", "--judge-timeout")
-                          .replace("--retries", "--judge-retries")) from None
+        raise ConfigError(judge_words(f"--judge {options.name}: {exc}")) from None
 
 
 class RunJudge:
@@ -90,8 +92,7 @@ class RunJudge:
         try:
             self.probe = probe() if probe is not None else None
         except ModelCallError as exc:
-            message = str(exc).replace("--api-base", "--judge-api-base").replace("--api-key", "--judge-api-key")
-            raise JudgeStopped(f"judge {self.name}: stopped before asking anything: {message}") from None
+            raise JudgeStopped(judge_words(f"judge {self.name}: stopped before asking anything: {exc}")) from None
 
     def for_pair(self, run_dir: Path, secrets: tuple[str, ...]) -> JournalledJudge:
         self.start()

@@ -105,3 +105,16 @@ def test_an_unreachable_judge_stops_in_one_line(tmp_path: Path):
     message = str(info.value)
     assert "\n" not in message and message.startswith("judge judge-m: stopped")
     assert "--judge-api-base" in message and "--api-base right" not in message
+
+
+@pytest.mark.parametrize(("options", "flag"), [({"timeout": 0}, "--judge-timeout"), ({"retries": -1}, "--judge-retries"),
+                                               ({"nproc": 0}, "--judge-nproc"),
+                                               ({"api_base": "127.0.0.1:9/v1"}, "--judge-api-base")])
+def test_a_bad_judge_setting_names_the_judge_flag(options, flag):
+    from vlmkit.errors import ConfigError
+    from vlmkit.judge_setup import JudgeOptions
+
+    with pytest.raises(ConfigError) as info:
+        JudgeOptions(name="judge-m", **options).check()
+    assert flag in str(info.value) and "\n" not in str(info.value)
+    assert str(info.value).replace(flag, "").count("--timeout") == 0  # never the evaluated model's flag

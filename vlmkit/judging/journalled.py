@@ -79,7 +79,7 @@ class JournalledJudge:
                 run_api(self.model, tasks, journal, dataset=None, nproc=self.nproc, desc=f"judge {self.name}",
                         progress=self.progress, watch=watch.check)
             except RunStopped as stop:
-                raise JudgeStopped(_judge_words(f"judge {self.name}: {stop}")) from None
+                raise JudgeStopped(judge_words(f"judge {self.name}: {stop}")) from None
             finally:
                 journal.close()
             self.asked += len(tasks)
@@ -130,6 +130,12 @@ def _params(request: JudgeRequest) -> dict[str, Any]:
     return params
 
 
-def _judge_words(message: str) -> str:
-    """A stop message written for the model, reworded for the judge's flags."""
-    return message.replace("--api-base", "--judge-api-base")
+_FLAGS = ("--api-base", "--api-key", "--timeout", "--retries")
+
+
+def judge_words(message: str) -> str:
+    """A message written for the evaluated model's flags, reworded for the judge's (`--api-base` ->
+    `--judge-api-base`, ...): the same checks and probes serve both."""
+    for flag in _FLAGS:
+        message = message.replace(flag, "--judge-" + flag[2:])
+    return message
