@@ -80,6 +80,7 @@ def build_dataset(
     like: str | None = None,
     inference_only: bool = False,
     judge: bool = False,
+    data_root: Path | None = None,
 ) -> TSVDataset:
     """A catalog name, a name with a TSV at root/<name>.tsv, or a path to a .tsv file -> its dataset.
 
@@ -89,6 +90,8 @@ def build_dataset(
     inference_only: the caller will not score it (`--mode infer`, perf): a judge-scored catalog benchmark whose
     prompt vlmkit has is built instead of refused.
     judge: the run has an LLM judge: a judge-scored catalog benchmark is built.
+    data_root: a local snapshot folder, given to catalog classes built from one (`takes_data_root = True`:
+    MVBench, Video-MME); other datasets ignore it.
     """
     rows = catalog_rows()
     root_path = Path(root).expanduser() if root is not None else lmu_data_root()
@@ -99,7 +102,7 @@ def build_dataset(
         for rules in (given, sidecar):
             _check_agrees(row, rules)
         dataset = build_row(row, root=root_path, progress=progress, keep_local_tsv=keep_local_tsv,
-                            inference_only=inference_only, judge=judge)
+                            inference_only=inference_only, judge=judge, data_root=data_root)
         return _explain(dataset, f"catalog entry {row.name} (VLMEvalKit's rules for it)")
     tsv = local_tsv(name_or_path, root_path)
     if tsv is None:
@@ -136,7 +139,7 @@ def build_dataset(
 
 def build_row(
     row: CatalogRow, *, root: Path, progress: bool = True, keep_local_tsv: bool = False, inference_only: bool = False,
-    judge: bool = False,
+    judge: bool = False, data_root: Path | None = None,
 ) -> TSVDataset:
     """A catalog row's dataset (refused in one line when vlmkit cannot build it); its notes join the dataset's."""
     refusal = row.refusal(inference_only=inference_only, judge=judge)
@@ -144,6 +147,8 @@ def build_row(
         raise NotScorableError(refusal)
     cls = import_target(row.cls, what=f"dataset {row.name!r}")
     options = {**row.build_kwargs(), "root": root, "progress": progress, "keep_local_tsv": keep_local_tsv}
+    if getattr(cls, "takes_data_root", False):
+        options["data_root"] = data_root
     dataset = cls(row.name, **options)
     if row.notes:
         dataset.notes = (*dataset.notes, *row.notes)

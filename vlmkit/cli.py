@@ -48,7 +48,16 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fps", type=float, default=None, help="video: frames sampled per second (replaces --nframe)")
     p.add_argument("--video-mode", choices=("frames", "video_url"), default=None,
                    help="served models: video as sampled frames (default) or one video_url part")
+    p.add_argument("--data-root", type=Path, default=None, metavar="DIR",
+                   help="a local snapshot folder for benchmarks built from one (MVBench, Video-MME)")
+    p.add_argument("--prompt-style", choices=("model", "dataset"), default="model",
+                   help="model: a local model's own prompts where VLMEvalKit's wrapper has them (default); dataset: "
+                        "always the benchmark's prompt")
     p.add_argument("--model-path", default=None, help="local weights directory for a local model")
+    p.add_argument("--backend", choices=("transformers", "vllm"), default="transformers",
+                   help="local models: transformers (default) or vLLM's offline engine (pip install vllm)")
+    p.add_argument("--tensor-parallel", type=int, default=None, metavar="N",
+                   help="--backend vllm: GPUs one model is split over (default 1)")
     p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL (.../v1 or .../chat/completions)")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
     p.add_argument("--timeout", type=float, default=None,
@@ -117,7 +126,7 @@ def _apply_config(args: argparse.Namespace) -> list[dict]:
         if key in ("data", "model", "config", "func") or key not in defaults:
             raise DataError(f"{args.config}: options.{key} is not a `vlmkit run` option")
         if getattr(args, key) == defaults[key]:
-            setattr(args, key, Path(value) if key in ("work_dir", "lmudata") else value)
+            setattr(args, key, Path(value) if key in ("work_dir", "lmudata", "data_root") else value)
     return config.custom_datasets
 
 
@@ -141,6 +150,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens, temperature=args.temperature,
         nframe=args.nframe, fps=args.fps, video_mode=args.video_mode,
         timeout=args.timeout, retries=args.retries, system_prompt=args.system_prompt,
+        backend=args.backend, tensor_parallel=args.tensor_parallel,
     )
     if args.mode == "perf":
         return _run_perf_mode(args, model_options, custom)
@@ -148,6 +158,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc, batch_size=args.batch_size,
         reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
         keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
+        prompt_style=args.prompt_style, data_root=args.data_root,
     )
     judge = JudgeOptions(name=args.judge, api_base=args.judge_api_base, api_key=args.judge_api_key,
                          nproc=args.judge_nproc, timeout=args.judge_timeout, retries=args.judge_retries)
@@ -190,7 +201,8 @@ def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom
     specs = [resolve_model(name, model_options) for name in args.model]
     try:
         datasets = build_datasets(args.data, custom, root=args.lmudata, keep_local_tsv=bool(args.keep_local_tsv),
-                                  kind=args.kind, metric=args.metric, like=args.like, inference_only=True)
+                                  kind=args.kind, metric=args.metric, like=args.like, inference_only=True,
+                                  data_root=args.data_root)
         results = run_perf_mode(
             specs, datasets, work_dir=args.work_dir, nproc=args.nproc,
             limit=args.limit, max_tokens=args.max_tokens, seed=args.seed,

@@ -44,6 +44,8 @@ class ModelOptions:
     timeout: float | None = None  # API models: seconds to wait for one answer (default: the model's, 60)
     retries: int | None = None  # API models: extra attempts after a retryable failure (default: the model's, 3)
     system_prompt: str | None = None  # a system turn before each conversation that has none ("" sends none)
+    backend: str = "transformers"  # local models: "transformers" or "vllm" (vLLM's offline engine)
+    tensor_parallel: int | None = None  # --backend vllm: GPUs one model is split over
     extra: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:

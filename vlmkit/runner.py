@@ -55,6 +55,7 @@ from vlmkit.inference import (
 from vlmkit.journal import Journal, index_keys
 from vlmkit.judge_setup import JudgeOptions, RunJudge
 from vlmkit.judging import JudgeStopped
+from vlmkit.prompting import dataset_info
 from vlmkit.registry import import_target
 from vlmkit.resolve import ModelOptions, ModelSpec, model_folder_name, resolve_model
 from vlmkit.results import (
@@ -70,6 +71,7 @@ from vlmkit.secrets import redacted_argv, scrub
 
 log = logging.getLogger("vlmkit")
 MODES = ("all", "infer", "eval")
+PROMPT_STYLES = ("model", "dataset")
 # What building one row's prompt may raise for that row alone (a bad cell, an unreadable or oversized file): the row
 # gets an error record and the others go on.
 PROMPT_ERRORS = (ValueError, OSError, ModelCallError)
@@ -90,11 +92,15 @@ class RunOptions:
     kind: str | None = None  # how to score a TSV the catalog does not know (datasets_tsv.user_rules)
     metric: str | None = None
     like: str | None = None
+    prompt_style: str = "model"  # model: a model's own prompts where it has them (VLMEvalKit's); dataset: never
+    data_root: Path | None = None  # a local snapshot folder for benchmarks built from one (MVBench, Video-MME)
 
     def check(self) -> None:
         """ConfigError (one line naming the flag) for a value that cannot work."""
         if self.mode not in MODES:
             raise ConfigError(f"--mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.prompt_style not in PROMPT_STYLES:
+            raise ConfigError(f"--prompt-style must be one of {', '.join(PROMPT_STYLES)}, got {self.prompt_style!r}")
         for flag, value in (("--limit", self.limit), ("--nproc", self.nproc), ("--batch-size", self.batch_size)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{flag} must be a whole number, 1 or more; got {value!r}")
@@ -182,7 +188,8 @@ class Runner:
         return build_datasets(datasets, custom, root=self.options.root, progress=self.options.progress,
                               keep_local_tsv=self.options.keep_local_tsv, kind=self.options.kind,
                               metric=self.options.metric, like=self.options.like,
-                              inference_only=self.options.mode == "infer", judge=self.judge is not None)
+                              inference_only=self.options.mode == "infer", judge=self.judge is not None,
+                              data_root=self.options.data_root)
 
     def release(self, spec: ModelSpec) -> None:
         """Close the model built for spec (weights, connections) and drop every reference the runner holds."""
@@ -413,16 +420,23 @@ class Runner:
         self._probes[spec.name] = info
 
     def _prompter(self, spec: ModelSpec, dataset: Any) -> Callable[[dict[str, Any]], list[Any]]:
-        """How this run builds a row's prompt: the dataset's, or the model's own where it says so (which needs the
-        model built; a class that never owns prompts is not built for this)."""
+        """How this run builds a row's prompt: the dataset's, or the model's own where it says so (VLMEvalKit's
+        `use_custom_prompt` / `build_prompt`, given a vlmkit.prompting.DatasetInfo). `--prompt-style dataset` always
+        takes the dataset's. The kit's local classes own prompts through the family named by their preset
+        (vlm.prompts), asked without loading weights; another class that never owns prompts is not built for this."""
         from vlm.base import BaseModel
 
-        cls = import_target(spec.target, what=f"model {spec.name!r}")
-        if getattr(cls, "use_custom_prompt", BaseModel.use_custom_prompt) is BaseModel.use_custom_prompt:
+        if self.options.prompt_style == "dataset":
             return dataset.build_prompt
-        model = self._model(spec)
-        if model.use_custom_prompt(dataset.name):
-            return lambda line: model.build_prompt(line, dataset.name)
+        info = dataset_info(dataset)
+        if spec.is_local:
+            owner = import_target("vlm.prompts:prompts_for", what="model prompts")(spec.kwargs.get("preset"))
+        else:
+            cls = import_target(spec.target, what=f"model {spec.name!r}")
+            owns = getattr(cls, "use_custom_prompt", BaseModel.use_custom_prompt) is not BaseModel.use_custom_prompt
+            owner = self._model(spec) if owns else None
+        if owner is not None and owner.use_custom_prompt(info):
+            return lambda line: owner.build_prompt(line, info)
         return dataset.build_prompt
 
     @staticmethod
@@ -536,15 +550,16 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
 def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,
                    progress: bool = True, keep_local_tsv: bool = False, kind: str | None = None,
                    metric: str | None = None, like: str | None = None, inference_only: bool = False,
-                   judge: bool = False) -> list[Any]:
+                   judge: bool = False, data_root: Path | None = None) -> list[Any]:
     """Catalog/TSV names and custom-file entries (as vlmkit.run_config makes them) -> dataset objects; an
     EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder).
-    keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it."""
+    keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it.
+    data_root: the local snapshot folder of benchmarks built from one (datasets_tsv.registry.build_dataset)."""
     from datasets_tsv.registry import build_dataset
 
     built = [
         build_dataset(name, root=root, progress=progress, keep_local_tsv=keep_local_tsv, kind=kind, metric=metric,
-                      like=like, inference_only=inference_only, judge=judge)
+                      like=like, inference_only=inference_only, judge=judge, data_root=data_root)
         for name in datasets
     ]
     if custom:
