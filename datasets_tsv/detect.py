@@ -2,6 +2,8 @@
 
 - MCQ when it has option columns A and B; circular when its indices form VLMEvalKit's circular groups (some
   index >= 1,000,000 and every such index has its main row `index % 1,000,000`).
+- Caption when it has answers but no `question` column (COCO_VAL's shape: VLMEvalKit asks such a TSV its default
+  caption question; every other kind needs the question).
 - Y/N when it has answers and every answer is yes or no (any case, surrounding spaces ignored).
 - VQA otherwise.
 """
@@ -18,7 +20,8 @@ CIRCULAR_STRIDE = 1_000_000
 
 
 def detect(tsv: Path) -> tuple[str, dict[str, Any]]:
-    """(kind, constructor options) for a TSV: ("mcq", {"circular": True}), ("yorn", {}), ("vqa", {})."""
+    """(kind, constructor options) for a TSV: ("mcq", {"circular": True}), ("caption", {}), ("yorn", {}) or
+    ("vqa", {})."""
     kind, options, _ = detect_with_reason(tsv)
     return kind, options
 
@@ -46,6 +49,8 @@ def detect_with_reason(tsv: Path, root: Path | None = None) -> tuple[str, dict[s
             else "no circular groups in the indices"
         )
         return "mcq", {"circular": circular}, f"option columns A and B: multiple choice; {groups}"
+    if "answer" in columns and "question" not in columns:
+        return "caption", {}, "answers but no question column: captions, asked VLMEvalKit's caption question"
     answers = [a.strip().lower() for a in values.get("answer", [])]
     if answers and all(a in ("yes", "no") for a in answers):
         return "yorn", {}, "every answer is yes or no"

@@ -6,9 +6,12 @@ or from a sidecar file beside the TSV, `<name>.scoring.json` (e.g. `$LMUData/MyQ
 
     {"kind": "mcq", "metric": "circular"}      {"metric": "anls"}      {"like": "MME"}
 
-- `kind`: mcq, yorn, vqa (caption is recognised and refused: vlmkit has no caption scorer yet).
-- `metric`: mcq: acc, circular; yorn: acc, mme, pope, hallusion; vqa: vqa_score, anls, relaxed, exact, ocrbench.
-  A metric other than `acc` implies its kind, so `{"metric": "anls"}` alone is enough.
+- `kind`: mcq, yorn, vqa, caption.
+- `metric`: mcq: acc, circular; yorn: acc, mme, pope, hallusion, amber, vsr; vqa: vqa_score, anls, relaxed, exact,
+  ocrbench; caption: caption (BLEU-1..4, ROUGE-L, CIDEr; needs `pip install 'vlmkit[captions]'` to score).
+  A metric other than `acc` implies its kind, so `{"metric": "anls"}` alone is enough. A metric chooses the scorer
+  only: the prompt is the kind's (the question; VQA adds the short-answer line, a caption TSV without `question`
+  is asked VLMEvalKit's caption text); AMBER's prompt suffix comes with `like=AMBER`, not with `metric=amber`.
 - `like`: a catalog benchmark whose rules (class and options: prompt and scorer) apply; its URL, MD5 and image
   folder do not. It cannot be combined with kind/metric.
 Rules given by the caller replace the sidecar's as a whole (the reason line says so). Without any, the kind is
@@ -29,21 +32,24 @@ KIND_CLASSES = {
     "mcq": "datasets_tsv.image_mcq:ImageMCQDataset",
     "yorn": "datasets_tsv.image_yorn:ImageYORNDataset",
     "vqa": "datasets_tsv.image_vqa:ImageVQADataset",
+    "caption": "datasets_tsv.image_caption:ImageCaptionDataset",
 }
 RULE_KINDS = ("mcq", "yorn", "vqa", "caption")
 KIND_METRICS = {
     "mcq": ("acc", "circular"),
-    "yorn": ("acc", "mme", "pope", "hallusion"),
+    "yorn": ("acc", "mme", "pope", "hallusion", "amber", "vsr"),
     "vqa": ("vqa_score", "anls", "relaxed", "exact", "ocrbench"),
-    "caption": (),
+    "caption": ("caption",),
 }
 METRIC_KIND = {m: k for k, metrics in KIND_METRICS.items() for m in metrics if m != "acc"}
 METRICS = ("acc", *METRIC_KIND)
-DEFAULT_METRIC = {"mcq": "acc", "yorn": "acc", "vqa": "vqa_score"}
+DEFAULT_METRIC = {"mcq": "acc", "yorn": "acc", "vqa": "vqa_score", "caption": "caption"}
 SIDECAR_SUFFIX = ".scoring.json"
 SIDECAR_KEYS = ("kind", "metric", "like")
 # Columns a metric cannot do without, checked when the TSV is opened (so the run fails before inference).
-_METRIC_COLUMNS = {"mme": ("category",), "ocrbench": ("category",), "hallusion": ("l2-category",)}
+_METRIC_COLUMNS = {
+    "mme": ("category",), "ocrbench": ("category",), "hallusion": ("l2-category",), "amber": ("category",),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -113,14 +119,14 @@ def kind_metric_options(tsv: Path, rules: Rules) -> tuple[str, dict[str, Any], s
     """(class target, constructor options, why) for explicit kind/metric rules (no like)."""
     kind = rules.kind or METRIC_KIND[rules.metric]  # type: ignore[index]
     where = rules.source or "the arguments"
-    if kind == "caption":
-        raise ConfigError(f"{tsv.stem}: kind caption ({where}): vlmkit has no caption scorer yet")
     from .images import read_header  # pandas: only when a dataset is built
 
     header = read_header(tsv)
     if kind == "mcq" and not {"A", "B"} <= set(header):
         raise DataError(f"{tsv}: kind mcq ({where}) but the file has no option columns A and B")
     metric = rules.metric
+    if kind == "caption" and "answer" not in header:
+        raise DataError(f"{tsv}: kind caption ({where}) needs an `answer` column (the list of reference captions)")
     for column in _METRIC_COLUMNS.get(metric or "", ()):
         if column not in header:
             raise DataError(f"{tsv}: metric {metric} ({where}) needs a `{column}` column")
@@ -134,8 +140,10 @@ def kind_metric_options(tsv: Path, rules: Rules) -> tuple[str, dict[str, Any], s
             return KIND_CLASSES["mcq"], {"circular": circular}, f"{given}; {why.split('; ')[-1]}"
         return KIND_CLASSES["mcq"], {"circular": metric == "circular"}, given
     metric = metric or DEFAULT_METRIC[kind]
+    default = "" if rules.metric else f"; {metric} is the {kind} default"
+    if kind == "caption":
+        return KIND_CLASSES[kind], {}, given + default
     options: dict[str, Any] = {"metric": metric}
     if metric == "ocrbench":
         options["short_answer"] = False  # VLMEvalKit asks OCRBench with the question alone
-    default = "" if rules.metric else f"; {metric} is the {kind} default"
     return KIND_CLASSES[kind], options, given + default

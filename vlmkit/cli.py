@@ -75,9 +75,10 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     judge.add_argument("--judge-retries", type=int, default=None,
                        help="extra attempts after a timeout, 429 or 5xx (default 3)")
     rules = p.add_argument_group("how to score a TSV the catalog does not know (or put them in <name>.scoring.json)")
-    rules.add_argument("--kind", default=None, help="mcq, yorn or vqa (caption: not yet)")
+    rules.add_argument("--kind", default=None, help="mcq, yorn, vqa or caption")
     rules.add_argument("--metric", default=None,
-                       help="mcq: acc, circular; yorn: acc, mme, pope, hallusion; vqa: vqa_score, anls, relaxed, exact, ocrbench")
+                       help="mcq: acc, circular; yorn: acc, mme, pope, hallusion, amber, vsr; vqa: vqa_score, anls, "
+                            "relaxed, exact, ocrbench; caption: caption (BLEU/ROUGE-L/CIDEr)")
     rules.add_argument("--like", default=None, metavar="NAME", help="score it by this catalog benchmark's rules (e.g. MME)")
     p.add_argument("--keep-local-tsv", action="store_true",
                    help="run a local catalog TSV whose MD5 differs from the catalog's (recorded in results.json)")

@@ -162,6 +162,10 @@ class Runner:
             print(f"judge: {self.judge.name} at {self.judge.settings()['base_url']}", flush=True)
         for dataset in built:
             self._rows(dataset)  # an empty dataset is an error before anything is asked
+            problem = getattr(dataset, "scoring_problem", None)
+            why = problem() if callable(problem) and self.options.mode != "infer" else None
+            if why:  # e.g. a scorer's missing library: said before a long inference, not after it
+                raise ConfigError(f"{dataset.name}: {why} (or run --mode infer now and --mode eval later)")
             if getattr(dataset, "scorer_reason", None) and self.options.mode != "infer":
                 print(f"{dataset.name}: scorer {dataset.scorer_reason}", flush=True)  # which rules, and why
         outcomes: list[DatasetRun] = []

@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from datasets_tsv.image_caption import DEFAULT_QUESTION, ImageCaptionDataset
 from datasets_tsv.image_mcq import ImageMCQDataset
 from datasets_tsv.image_vqa import ImageVQADataset
 from datasets_tsv.image_yorn import ImageYORNDataset
@@ -92,7 +93,8 @@ def test_without_rules_the_kind_is_detected_and_the_reason_says_so(lmu_root):
         ({"kind": "mcq", "metric": "anls"}, r"--metric: anls is not a metric of kind mcq \(its metrics: acc, circ"),
         ({"metric": "acc"}, r"--metric: acc is a metric of mcq and yorn; say which with kind"),
         ({"like": "MME", "metric": "mme"}, r"--like: like takes the whole of a catalog benchmark's rules"),
-        ({"kind": "caption"}, r"MyDocs: kind caption \(the arguments\): vlmkit has no caption scorer yet"),
+        ({"kind": "caption", "metric": "anls"}, r"--metric: anls is not a metric of kind caption \(its metrics: capt"),
+        ({"kind": "vqa", "metric": "amber"}, r"--metric: amber is not a metric of kind vqa"),
     ],
 )
 def test_bad_rules_are_one_line_errors(lmu_root, kwargs, message):
@@ -193,3 +195,76 @@ def test_a_users_copy_at_a_path_named_like_a_catalog_benchmark_needs_rules(lmu_r
         build_dataset(str(path), root=lmu_root, progress=False)
     ds = build_dataset(str(path), root=lmu_root, progress=False, like="MME")
     assert ds.metric == "mme" and ds.tsv_path == path and ds.md5 is None
+
+
+def caption_rows() -> list[dict]:
+    """A user's caption TSV in COCO_VAL's shape: no question, the references as a list literal."""
+    return [{"index": 0, "image": RED, "answer": "['a red square', 'red']"},
+            {"index": 1, "image": BLUE, "answer": "['a blue square']"}]  # fmt: skip
+
+
+def test_kind_caption_builds_the_caption_dataset_and_says_why(lmu_root, caplog):
+    write_tsv(lmu_root / "MyCaps.tsv", caption_rows())
+    guessed = build_dataset("MyCaps", root=lmu_root, progress=False)
+    assert type(guessed) is ImageCaptionDataset  # answers without a question column: COCO_VAL's shape
+    assert guessed.scorer_reason.startswith("caption: detected from the file's columns (answers but no question")
+    with caplog.at_level(logging.INFO, logger="datasets_tsv.registry"):
+        ds = build_dataset("MyCaps", root=lmu_root, progress=False, kind="caption")
+    assert type(ds) is ImageCaptionDataset and ds.kind == "caption"
+    assert ds.scorer_reason == "caption: given kind=caption; caption is the caption default"
+    assert "MyCaps: scorer caption: given kind=caption" in caplog.text
+    assert ds.build_prompt(0)[-1]["value"] == DEFAULT_QUESTION
+    by_metric = build_dataset("MyCaps", root=lmu_root, progress=False, metric="caption")
+    assert type(by_metric) is ImageCaptionDataset and by_metric.scorer_reason == "caption: given metric=caption"
+    (lmu_root / "MyCaps.scoring.json").write_text('{"kind": "caption"}')
+    from_sidecar = build_dataset("MyCaps", root=lmu_root, progress=False)
+    assert type(from_sidecar) is ImageCaptionDataset
+    assert "MyCaps.scoring.json (kind=caption)" in from_sidecar.scorer_reason
+
+
+def test_kind_caption_scores_bleu_rouge_cider(lmu_root):
+    pytest.importorskip("pycocoevalcap.cider.cider", reason="the optional `captions` extra (pycocoevalcap)")
+    write_tsv(lmu_root / "MyCaps.tsv", caption_rows())
+    ds = build_dataset("MyCaps", root=lmu_root, progress=False, kind="caption")
+    # both replies equal a reference: every BLEU precision is 1 and ROUGE-L is 1 per image (x100)
+    result = ds.evaluate(ds.data.assign(prediction=["a red square", "a blue square"]))
+    assert result.scorer == "caption" and result.metrics["Bleu_1"] == pytest.approx(100, rel=1e-6)
+    assert result.metrics["ROUGE_L"] == pytest.approx(100)
+
+
+def test_kind_caption_needs_the_references(lmu_root):
+    path = write_tsv(lmu_root / "MyCaps.tsv", [{"index": 0, "image": RED, "question": "Describe it."}])
+    with pytest.raises(DataError, match=rf"{path}: kind caption \(the arguments\) needs an `answer` column"):
+        build_dataset("MyCaps", root=lmu_root, progress=False, kind="caption")
+
+
+def amber_rows() -> list[dict]:
+    """AMBER's shape: lower-case yes/no answers and AMBER's discriminative task names as categories."""
+    cats = ["discriminative-attribute-state", "discriminative-attribute-number", "discriminative-hallucination",
+            "discriminative-hallucination"]  # fmt: skip
+    return [{"index": i, "image": RED, "question": f"Is there a dog {i}?", "answer": a, "category": c}
+            for i, (a, c) in enumerate(zip(["yes", "no", "yes", "no"], cats, strict=True))]  # fmt: skip
+
+
+def test_metric_amber_and_vsr_for_a_users_tsv(lmu_root):
+    write_tsv(lmu_root / "MyAmber.tsv", amber_rows())
+    ds = build_dataset("MyAmber", root=lmu_root, progress=False, metric="amber")
+    assert type(ds) is ImageYORNDataset and ds.metric == "amber" and ds.scorer_reason == "amber: given metric=amber"
+    assert ds.build_prompt(0)[-1]["value"] == "Is there a dog 0?"  # the scorer only: AMBER's suffix comes with like
+    # Attribute: rows 0, 1 -> 1 of 2 = 50; Existence: rows 2, 3 -> 2 of 2 = 100; Avg ACC = mean of the two = 75
+    result = ds.evaluate(ds.data.assign(prediction=["Yes", "Yes", "Yes", "No"]))
+    assert result.metrics["Attribute"] == 50 and result.metrics["Existence"] == 100
+    assert result.metrics["Avg ACC"] == 75 and result.primary == "Avg ACC"
+    liked = build_dataset("MyAmber", root=lmu_root, progress=False, like="AMBER")
+    assert liked.metric == "amber" and liked.build_prompt(0)[-1]["value"].endswith("\nPlease answer yes or no.")
+    vsr = build_dataset("MyAmber", root=lmu_root, progress=False, kind="yorn", metric="vsr")
+    assert vsr.metric == "vsr" and vsr.scorer_reason == "vsr: given kind=yorn, metric=vsr"
+    # VSR: 3 of 4 right; Yes positive: predicted Yes rows 0, 1, 2, of which 0 and 2 are yes -> precision 2/3
+    figures = vsr.evaluate(vsr.data.assign(prediction=["Yes", "Yes", "Yes", "No"])).metrics
+    assert figures["acc"] == 75 and figures["precision"] == pytest.approx(200 / 3) and figures["recall"] == 100
+
+
+def test_metric_amber_needs_the_category_column(lmu_root):
+    path = write_tsv(lmu_root / "MyDocs.tsv", doc_rows())
+    with pytest.raises(DataError, match=rf"{path}: metric amber \(the arguments\) needs a `category` column"):
+        build_dataset("MyDocs", root=lmu_root, progress=False, metric="amber")

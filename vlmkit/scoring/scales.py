@@ -88,6 +88,11 @@ _BY_SCORER = {
     "yorn_pope": Scale(PERCENT),
     "yorn_hallusion": Scale(PERCENT),
     "text_qa": Scale(PERCENT),
+    "caption": Scale(PERCENT),
+    "tallyqa": Scale(PERCENT),
+    "countbench": Scale(PERCENT),
+    "mtvqa": Scale(PERCENT),
+    "zerobench": Scale(FRACTION),
 }
 MME_CATEGORY_POINTS = 200.0  # acc + acc+, each out of 100
 
@@ -114,4 +119,6 @@ def infer_scale(scorer: str, metric: str) -> Scale | None:
         return Scale(POINTS, out_of=MME_CATEGORY_POINTS)
     if scorer == "ocrbench":
         return Scale(PERCENT) if metric == "Final Score Norm" else Scale(POINTS)
+    if scorer == "caption" and metric == "CIDEr":
+        return Scale(POINTS, out_of=1000.0)
     return default_scale(scorer)
