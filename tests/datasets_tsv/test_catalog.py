@@ -27,7 +27,9 @@ def any_shape_rows() -> list[dict]:
     return [
         {"index": i, "image": JPEG, "question": f"Q{i}? <image 1>", "A": "x", "B": "y", "answer": "A",
          "answers": "['x', 'x', 'y']", "prompt": f"P{i}", "source": "COCO", "cycle_category": "c1",
-         "query_cot": f"C{i}", "category": "OCR", "l2-category": "VS"}
+         "query_cot": f"C{i}", "category": "OCR", "l2-category": "VS", "options": "['x', 'y']",
+         "candidates": "['A. x', 'B. y']", "input_prompt": f"<image>P{i}?", "question_raw": f"<image>Q{i}?",
+         "multi-choice options": "(A) x\n(B) y"}
         for i in range(2)
     ]  # fmt: skip
 
@@ -44,13 +46,22 @@ def test_catalog_rows_are_well_formed():
             assert row.url and re.fullmatch(r"[0-9a-f]{32}", row.md5), row.name
         if row.status == "ok":
             assert row.scorer in SCORERS and row.cls and row.judge != "required", row.name
-            assert row.url or "bundled" in row.kwargs, row.name
+            assert row.url or "bundled" in row.kwargs or row.notes, row.name  # no URL: the notes say where from
         elif row.status == "judge":  # scored with --judge; refused in one line without one
             assert row.scorable and row.cls and row.judge == "required", row.name
             assert row.refusal() and "\n" not in row.refusal() and row.refusal(judge=True) is None, row.name
         else:
             assert not row.scorable and row.refusal() and "\n" not in row.refusal(), row.name
             assert row.refusal(judge=True) == row.refusal(), row.name  # a judge does not help: no scorer yet
+
+
+def test_an_ok_row_without_a_download_says_in_one_line_where_its_tsv_comes_from(tmp_path):
+    rows = [r for r in catalog_rows().values() if r.status == "ok" and not r.url and "bundled" not in r.kwargs]
+    assert rows  # MME-RealWorld, the MedQ rows, Spatial-DISE: VLMEvalKit builds or fetches them otherwise
+    for row in rows:
+        with pytest.raises(DataError) as caught:
+            build_row(row, root=tmp_path / "empty", progress=False).prepare_images()
+        assert "\n" not in str(caught.value) and row.name in str(caught.value), row.name
 
 
 def test_at_least_150_image_benchmarks_by_vlmevalkit_names():

@@ -93,6 +93,7 @@ _BY_SCORER = {
     "countbench": Scale(PERCENT),
     "mtvqa": Scale(PERCENT),
     "zerobench": Scale(FRACTION),
+    "spatial_mcq": Scale(PERCENT),
 }
 MME_CATEGORY_POINTS = 200.0  # acc + acc+, each out of 100
 
