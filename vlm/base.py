@@ -1,7 +1,7 @@
 """BaseModel: the whole contract for someone adding a model is `generate(msgs, dataset=None) -> str`.
 
-Optional: `use_custom_prompt(dataset)` + `build_prompt(line, dataset)` (the model owns the prompt for that
-dataset), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`),
+Optional: `use_custom_prompt(info)` + `build_prompt(line, info)` (the model owns the prompt for that dataset; `info`
+is a `vlmkit.prompting.DatasetInfo`: the dataset's name, kind and the row's decoded images, `str(info)` the name), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`),
 `close()` (release what the model holds), and the declared capabilities below. A failure is an exception
 (`vlmkit.generation.ModelCallError` for typed ones), never a string returned as the answer.
 """
@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from vlmkit.generation import Generation, UnsupportedInputError
 from vlmkit.message import Part, Turn, iter_parts, normalise_conversation
+from vlmkit.prompting import DatasetInfo
 
 
 class BaseModel:
@@ -60,10 +61,10 @@ class BaseModel:
                 results.append(exc)
         return results
 
-    def use_custom_prompt(self, dataset: str | None) -> bool:
+    def use_custom_prompt(self, dataset: DatasetInfo) -> bool:
         return False
 
-    def build_prompt(self, line: dict[str, Any], dataset: str | None = None) -> list[Part]:
+    def build_prompt(self, line: dict[str, Any], dataset: DatasetInfo) -> list[Part]:
         raise NotImplementedError(f"{type(self).__name__}.build_prompt is not implemented")
 
     def prepare(self, msgs: Sequence[Any]) -> list[Turn]:

@@ -7,7 +7,12 @@ Columns (tab-separated, one registry name per line, `#` lines and blank lines ig
                       size, its wrapper's defaults are written down).
 - vlmeval_prompt      how VLMEvalKit prompts it: `dataset` (the benchmark's prompt) or `model` (the wrapper's own
                       `build_prompt` for some benchmarks).
-- prompt_style        how vlmkit prompts it: `dataset` (model-owned prompts come with the family prompt modules).
+- prompt_style        the wrapper family vlmkit runs it as: `dataset` (no family: the benchmark's prompt, the
+                      limits above for every dataset) or a family of `vlm.prompts.FAMILIES` (`qwen2vl`, `llava`,
+                      ...): its own prompts where VLMEvalKit's wrapper has them (none when vlmeval_prompt is
+                      `dataset`: VLMEvalKit's use_custom_prompt=False) and its per-dataset image settings (e.g.
+                      Qwen2VLChat's OCRBench min_pixels). `vlmkit run --prompt-style dataset` keeps the
+                      benchmark's prompt whatever the family.
 - min_pixels,         image resolution limits of Qwen2-VL-style processors (whole numbers of pixels): every image is
   max_pixels          resized so that its area lies between them, sides multiples of patch * merge size (28).
 - max_new_tokens      the answer budget VLMEvalKit passes to generate (a whole number); `--max-tokens` wins.
@@ -31,11 +36,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from vlm.prompts import FAMILIES
+
 COLUMNS = (
     "name", "vlmeval", "vlmeval_prompt", "prompt_style", "min_pixels", "max_pixels", "max_new_tokens",
     "repetition_penalty", "system_prompt", "notes",
 )  # fmt: skip
-PROMPT_STYLES = ("dataset",)
+PROMPT_STYLES = ("dataset", *FAMILIES)
 VLMEVAL_PROMPTS = ("dataset", "model")
 IMAGE_KEYS = ("min_pixels", "max_pixels")
 GENERATION_KEYS = ("max_new_tokens", "repetition_penalty")

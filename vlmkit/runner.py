@@ -143,6 +143,7 @@ class Runner:
         self._models: dict[str, Any] = {}
         self._probes: dict[str, dict[str, Any] | None] = {}
         self._secrets: set[str] = set()
+        self._prompts_from: dict[tuple[str, str], str] = {}  # (model, dataset) -> "dataset" or the model's prompt owner
 
     def run(self, datasets: list[str], models: list[str | ModelSpec], custom: list[dict[str, Any]] | None = None
             ) -> list[DatasetRun]:
@@ -430,6 +431,8 @@ class Runner:
         (vlm.prompts), asked without loading weights; another class that never owns prompts is not built for this."""
         from vlm.base import BaseModel
 
+        key = (spec.name, dataset.name)
+        self._prompts_from[key] = "dataset"
         if self.options.prompt_style == "dataset":
             return dataset.build_prompt
         info = dataset_info(dataset)
@@ -440,6 +443,7 @@ class Runner:
             owns = getattr(cls, "use_custom_prompt", BaseModel.use_custom_prompt) is not BaseModel.use_custom_prompt
             owner = self._model(spec) if owns else None
         if owner is not None and owner.use_custom_prompt(info):
+            self._prompts_from[key] = f"model ({type(owner).__name__})"
             return lambda line: owner.build_prompt(line, info)
         return dataset.build_prompt
 
@@ -511,7 +515,9 @@ class Runner:
             model={"name": spec.name, "target": spec.target, "kwargs": spec.public_kwargs(),
                    "settings": model.settings() if model is not None else None, "probe": self._probes.get(spec.name)},
             run={"mode": self.options.mode, "nproc": self.options.nproc, "batch_size": self.options.batch_size,
-                 "keep_local_tsv": self.options.keep_local_tsv, "limit": self.options.limit},
+                 "keep_local_tsv": self.options.keep_local_tsv, "limit": self.options.limit,
+                 "prompt_style": self.options.prompt_style,
+                 "prompts_from": self._prompts_from.get((spec.name, dataset.name))},  # None: no inference this run
             judge=judge,
         )
 

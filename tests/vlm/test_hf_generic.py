@@ -230,3 +230,39 @@ def test_output_tokens_stop_at_the_first_end_token() -> None:
     assert _count_new_tokens([5, 6, 2, 0, 0], {2}) == 3  # eos counted, padding after it not
     assert _count_new_tokens([5, 6, 7], {2}) == 3  # ran to max_new_tokens
     assert _count_new_tokens([9, 0, 0], {9, 10}) == 1
+
+
+class _TileFamily:
+    """A prompt family as vlm/prompts documents it: per-dataset image-processor settings by dataset name."""
+
+    def __init__(self, settings: dict[str, dict[str, Any]]) -> None:
+        self.settings = settings
+
+    def processor_kwargs(self, dataset: str | None) -> dict[str, Any]:
+        return dict(self.settings.get(dataset or "", {}))
+
+
+def test_per_dataset_image_settings_apply_to_that_call_only(models: dict[str, HFVisionModel], media: dict[str, str]) -> None:
+    model = models["internvl"]
+    assert model.prompts is None and model.settings()["prompt_family"] is None and model.dataset_image_kwargs("X") == {}
+    assert model.use_custom_prompt(type("D", (), {"name": "X", "kind": "mcq"})()) is False
+    conversation = model._conversation(model.prepare([media["jpg"], "Describe."]))
+
+    def tiles(dataset: str | None) -> int:
+        return int(model._model_inputs([conversation], model.dataset_image_kwargs(dataset))["pixel_values"].shape[0])
+
+    before = tiles(None)
+    model.prompts = _TileFamily({"FewTiles": {"crop_to_patches": True, "min_patches": 1, "max_patches": 2},
+                                 "Bad": {"tiles_please": 3}, "Pixels": {"min_pixels": 10}})
+    try:
+        assert model.dataset_image_kwargs("FewTiles") == {"crop_to_patches": True, "min_patches": 1, "max_patches": 2}
+        assert tiles("FewTiles") == 3 < before  # two tiles and the thumbnail
+        assert tiles("Other") == before == tiles(None)  # nothing stays set after the call
+        few = model.generate_full([media["jpg"], "Describe."], dataset="FewTiles").usage.input_tokens
+        assert few < model.generate_full([media["jpg"], "Describe."], dataset="Other").usage.input_tokens
+        with pytest.raises(ValueError, match=r"dataset Bad.*takes no tiles_please"):
+            model.dataset_image_kwargs("Bad")
+        with pytest.raises(ValueError, match=r"dataset Pixels.*keeps no pixel limits"):
+            model.dataset_image_kwargs("Pixels")
+    finally:
+        model.prompts = None

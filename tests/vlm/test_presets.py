@@ -12,7 +12,8 @@ from PIL import Image
 
 from tests.tiny_models import build_tiny_llava, build_tiny_qwen2_5_vl, build_tiny_qwen2_vl
 from vlm.hf.generic import HFVisionModel
-from vlm.presets import COLUMNS, PresetError, model_presets, parse_presets
+from vlm.presets import COLUMNS, PROMPT_STYLES, PresetError, model_presets, parse_presets
+from vlm.prompts import FAMILIES, prompts_for
 from vlm.registry import LOCAL_MODELS, model_registry
 from vlmkit.resolve import ModelOptions, resolve_model
 
@@ -32,7 +33,11 @@ def test_every_preset_names_a_local_registry_model_with_known_typed_values() -> 
         assert set(preset.values) <= set(TYPES), name
         for key, value in preset.values.items():
             assert type(value) is TYPES[key], (name, key, value)
-        assert preset.prompt_style == "dataset" and preset.vlmeval_prompt in ("dataset", "model")
+        assert preset.prompt_style in PROMPT_STYLES and preset.vlmeval_prompt in ("dataset", "model")
+        family = prompts_for(preset.as_kwarg())  # every family a preset names can be built without weights
+        assert (family is None) == (preset.prompt_style == "dataset"), name
+        if family is not None:
+            assert family.own_prompts == (preset.vlmeval_prompt == "model"), name
         assert isinstance(preset.vlmeval, str) and preset.vlmeval, name
         assert "max_new_tokens" in preset.values, name  # every VLMEvalKit wrapper passes one
     for size in ("2B", "7B", "72B"):
@@ -41,7 +46,13 @@ def test_every_preset_names_a_local_registry_model_with_known_typed_values() -> 
         preset = presets[f"Qwen2.5-VL-{size}-Instruct"]
         assert preset.values == {**QWEN_LIMITS, "max_new_tokens": 2048, "repetition_penalty": 1.0}
         assert preset.vlmeval_prompt == "dataset"  # config.py: use_custom_prompt=False
-    assert presets["Qwen2-VL-7B-Instruct"].vlmeval_prompt == "model"  # Qwen2VLPromptMixin's own prompts
+        assert preset.prompt_style == "qwen2vl"  # Qwen2VLChat: no own prompts, its OCRBench image setting
+    for size in ("2B", "7B", "72B"):  # Qwen2VLPromptMixin's own prompts
+        assert presets[f"Qwen2-VL-{size}-Instruct"].vlmeval_prompt == "model"
+        assert presets[f"Qwen2-VL-{size}-Instruct"].prompt_style == "qwen2vl"
+    assert presets["llava-1.5-7b-hf"].prompt_style == presets["llava-1.5-13b-hf"].prompt_style == "llava"
+    assert PROMPT_STYLES == ("dataset", *FAMILIES) and {"qwen2vl", "llava"} <= set(FAMILIES)
+    assert not any("not in vlmkit yet" in p.notes for p in presets.values() if p.prompt_style != "dataset")
     assert presets["gemma-3-4b-it"].values["system_prompt"] == "You are a helpful assistant. "
     assert presets["llava-1.5-7b-hf"].vlmeval == "llava_v1.5_7b" and presets["llava-1.5-7b-hf"].values["max_new_tokens"] == 512
 
@@ -74,7 +85,7 @@ def _tsv(*rows: str) -> str:
         ("m\tv\tdataset\tdataset\t10\t\t2048\t1.0\t\t", r"min_pixels and max_pixels go together"),
         ("m\tv\tdataset\tdataset\t\t\t0\t\t\t", r"column max_new_tokens: expected a whole number of 1 or more"),
         ("m\tv\tdataset\tdataset\t\t\t8\tx\t\t", r"column repetition_penalty: expected a number"),
-        ("m\tv\tdataset\tmodel\t\t\t8\t\t\t", r"column prompt_style: expected one of dataset, got 'model'"),
+        ("m\tv\tdataset\tmodel\t\t\t8\t\t\t", r"column prompt_style: expected one of dataset, qwen2vl, .*got 'model'"),
         ("m\tv\tcustom\tdataset\t\t\t8\t\t\t", r"column vlmeval_prompt: expected one of dataset, model"),
         ("m\tv\tdataset\tdataset\t\t\t8\t\tBe brief.\t", r"column system_prompt: expected a JSON string"),
         ("m\tv\tdataset\tdataset\t\t\t8\t\t\t\textra", r"line 3: 11 cells, expected 10"),

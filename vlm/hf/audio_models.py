@@ -47,8 +47,9 @@ class HFAudioModel(HFVisionModel):
         thinker = full.thinker
         return (thinker if placement else thinker.to(self.device)).eval()
 
-    def _model_inputs(self, conversations: list[tuple[list[dict[str, Any]], list[Any]]]) -> Any:
-        inputs = super()._model_inputs(conversations)
+    def _model_inputs(self, conversations: list[tuple[list[dict[str, Any]], list[Any]]],
+                      images_kwargs: dict[str, Any] | None = None) -> Any:
+        inputs = super()._model_inputs(conversations, images_kwargs)
         metadata = [m for _, metas in conversations for m in metas]
         if metadata and "video_second_per_grid" in inputs:
             import torch

@@ -28,7 +28,11 @@ Capabilities are declared per loaded checkpoint (instance attributes over the cl
 
 A VLMEvalKit preset (`preset=`, from `vlm/presets.tsv` through the registry) sets the image resolution limits of
 the processor, generation defaults under the user's settings and a default system prompt (`vlm.hf.model_preset`);
-`settings()["preset"]` records it, with the values the user overrode.
+`settings()["preset"]` records it, with the values the user overrode. The preset's prompt family (`vlm.prompts`,
+named by its prompt_style) answers `use_custom_prompt` / `build_prompt` for Python users (the runner asks the family
+itself, without loading weights) and may set image-processor arguments per dataset (`processor_kwargs(dataset)`,
+e.g. Qwen2-VL's OCRBench min_pixels): `generate*(..., dataset=NAME)` applies them to that call only.
+`settings()["prompt_family"]` records the family (None: the dataset's prompts, no per-dataset settings).
 
 torch and transformers are imported when a model is built, not when this module is imported.
 """
@@ -43,14 +47,18 @@ from typing import Any
 from vlm.base import BaseModel
 from vlm.hf import decoding
 from vlm.hf.loading import resolve_model_path
-from vlm.hf.model_preset import apply_pixel_limits, pixel_limits_in_use, preset_values, with_system_turn
+from vlm.hf.model_preset import (
+    apply_pixel_limits, image_call_kwargs, pixel_limits_in_use, preset_values, with_system_turn,
+)  # fmt: skip
 from vlm.hf.processors import NO_TORCHVISION, is_image_only, load_processor, processor_takes_video
 from vlm.hf.qwen_video import QWEN_VIDEO_MODEL_TYPES, is_torchvision_free, load_qwen_processor, video_metadata
+from vlm.prompts import family_record, prompts_for
 from vlmkit.audio import read_audio
 from vlmkit.errors import ConfigError
 from vlmkit.generation import Generation, UnsupportedInputError, Usage
 from vlmkit.hf_format import to_hf_conversation
 from vlmkit.message import Turn, modalities
+from vlmkit.prompting import DatasetInfo, dataset_info
 from vlmkit.video import check_sampling, sample_frames
 
 _DTYPES = ("auto", "bfloat16", "float16", "float32")
@@ -76,7 +84,8 @@ class HFVisionModel(BaseModel):
         none). A row's own system turn wins.
     preset: VLMEvalKit's preset for this model (`vlm.presets.Preset.as_kwarg()`): image resolution limits,
         generation defaults (max_new_tokens when none is given, repetition_penalty, ... when not passed by name),
-        a default system prompt.
+        a default system prompt; its prompt_style names the prompt family (`vlm.prompts`) whose prompts and
+        per-dataset image settings this model uses.
     generate_kwargs: passed on to `model.generate` (e.g. top_p, repetition_penalty): the only way, with a row's
         parameters and a preset, to add a decoding setting.
     """
@@ -117,6 +126,7 @@ class HFVisionModel(BaseModel):
         self.batch_size = batch_size
         self.preset = preset
         values = preset_values(preset)
+        self.prompts = prompts_for(preset)
         self._preset_overridden = sorted(
             k for k in values if (k == "max_new_tokens" and max_new_tokens is not None)
             or (k == "system_prompt" and system_prompt is not None) or k in generate_kwargs
@@ -260,6 +270,28 @@ class HFVisionModel(BaseModel):
             )
         super().check_supported(turns)
 
+    # ---------------------------------------------------------------------------------------------- prompts
+
+    def use_custom_prompt(self, dataset: Any) -> bool:
+        """Whether the preset's prompt family writes its own prompt for this dataset (a vlmkit.prompting.DatasetInfo,
+        or a dataset object with name, kind and image_paths); False without a family."""
+        return self.prompts is not None and bool(self.prompts.use_custom_prompt(_info(dataset)))
+
+    def build_prompt(self, line: dict[str, Any], dataset: Any = None) -> list[Any]:
+        """The family's prompt for the row (use_custom_prompt must have said yes)."""
+        if self.prompts is None:
+            raise NotImplementedError(f"{self.model_path}: no prompt family (preset prompt_style dataset or no preset)")
+        return self.prompts.build_prompt(line, _info(dataset))
+
+    def dataset_image_kwargs(self, dataset: str | None) -> dict[str, Any]:
+        """The image processor's arguments for generating on this dataset (by name): the prompt family's
+        `processor_kwargs(dataset)`, merged with the pixel limits in use (`vlm.hf.model_preset.image_call_kwargs`);
+        {} for a dataset the family does not name, or without a family."""
+        hook = getattr(self.prompts, "processor_kwargs", None)
+        settings = hook(str(dataset) if dataset is not None else None) if callable(hook) else None
+        where = f"{self.model_path} (prompt family {(self.preset or {}).get('prompt_style')}, dataset {dataset})"
+        return image_call_kwargs(self.processor, settings, where)
+
     # ---------------------------------------------------------------------------------------------- generation
 
     def generate_full(
@@ -282,6 +314,7 @@ class HFVisionModel(BaseModel):
             raise RuntimeError(f"{self.model_path}: this model was closed; build it again to generate")
         per_message = list(params) if params is not None else [None] * len(batch)
         results: list[Generation | BaseException | None] = [None] * len(batch)
+        images_kwargs = self.dataset_image_kwargs(dataset)
         groups: dict[str, list[tuple[int, tuple[list[dict[str, Any]], list[Any]]]]] = {}
         options: dict[str, dict[str, Any]] = {}
         for i, (msgs, message_params) in enumerate(zip(batch, per_message)):
@@ -295,7 +328,8 @@ class HFVisionModel(BaseModel):
         for key, ready in groups.items():
             for start in range(0, len(ready), self.batch_size):
                 chunk = ready[start : start + self.batch_size]
-                for (i, _), result in zip(chunk, self._run_chunk([conv for _, conv in chunk], options[key])):
+                conversations = [conv for _, conv in chunk]
+                for (i, _), result in zip(chunk, self._run_chunk(conversations, options[key], images_kwargs)):
                     results[i] = result
         return results  # type: ignore[return-value]
 
@@ -320,10 +354,11 @@ class HFVisionModel(BaseModel):
         return conversation, metadata
 
     def _run_chunk(
-        self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], options: dict[str, Any]
+        self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], options: dict[str, Any],
+        images_kwargs: dict[str, Any] | None = None,
     ) -> list[Generation | BaseException]:
         try:
-            return self._generate(conversations, options)  # type: ignore[return-value]
+            return self._generate(conversations, options, images_kwargs)  # type: ignore[return-value]
         except Exception as exc:
             if len(conversations) == 1:
                 return [exc]
@@ -331,14 +366,19 @@ class HFVisionModel(BaseModel):
         out: list[Generation | BaseException] = []
         for conversation in conversations:
             try:
-                out.extend(self._generate([conversation], options))
+                out.extend(self._generate([conversation], options, images_kwargs))
             except Exception as exc:
                 out.append(exc)
         return out
 
-    def _model_inputs(self, conversations: list[tuple[list[dict[str, Any]], list[Any]]]) -> Any:
-        """The processor's tensors for a padded batch (frames' metadata passed along when there are videos)."""
+    def _model_inputs(
+        self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], images_kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        """The processor's tensors for a padded batch (frames' metadata passed along when there are videos; the
+        per-dataset image settings of this call, `dataset_image_kwargs`, to the image processor only)."""
         processor_kwargs: dict[str, Any] = {"padding": True}
+        if images_kwargs:
+            processor_kwargs["images_kwargs"] = dict(images_kwargs)
         metadata = [m for _, metas in conversations for m in metas]
         if metadata:
             processor_kwargs.update(video_metadata=metadata, do_sample_frames=False)
@@ -352,11 +392,14 @@ class HFVisionModel(BaseModel):
         )
 
     def _generate(
-        self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], options: dict[str, Any]
+        self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], options: dict[str, Any],
+        images_kwargs: dict[str, Any] | None = None,
     ) -> list[Generation]:
         import torch
 
-        inputs = self._model_inputs(conversations).to(self.input_device, dtype=self.torch_dtype)
+        # (a subclass that overrides _model_inputs with one argument still works for datasets with no settings)
+        batch = self._model_inputs(conversations, images_kwargs) if images_kwargs else self._model_inputs(conversations)
+        inputs = batch.to(self.input_device, dtype=self.torch_dtype)
         options = dict(options)
         if "seed" in options:
             torch.manual_seed(options.pop("seed"))
@@ -441,6 +484,7 @@ class HFVisionModel(BaseModel):
             "system_prompt": self.system_prompt,
             "image_pixel_limits": self.pixel_limits,
             "preset": self.preset_record(),
+            "prompt_family": family_record(self.prompts),
             "modalities": sorted(self.modalities),
             "interleave": self.interleave,
         }
@@ -483,6 +527,17 @@ class HFVisionModel(BaseModel):
         gc.collect()  # transformers modules hold reference cycles: collect them before the CUDA cache is emptied
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             torch.cuda.empty_cache()
+
+
+def _info(dataset: Any) -> DatasetInfo:
+    if isinstance(dataset, DatasetInfo):
+        return dataset
+    if hasattr(dataset, "name") and hasattr(dataset, "kind"):
+        return dataset_info(dataset)
+    raise TypeError(
+        f"expected a vlmkit.prompting.DatasetInfo or a dataset object (name, kind, image_paths); got {dataset!r}: "
+        "a model's own prompts depend on the dataset's kind, which a name alone does not give"
+    )
 
 
 def _as_id_set(value: Any) -> set[int]:

@@ -7,6 +7,9 @@
   with limits for a processor that has none fails loudly: data that cannot reach the model is an error.
 - Generation settings are defaults under the user's: `--max-tokens` (or max_new_tokens passed to the model) and a
   setting passed by name win over the preset's.
+- Per-dataset image settings (a prompt family's `processor_kwargs(dataset)`, `vlm.prompts`) become the image
+  processor's arguments for that call only (`image_call_kwargs`): min_pixels / max_pixels merged into the pixel
+  limits in use, other keys passed as they are when the image processor takes them.
 - The system prompt (the user's, else the preset's) becomes a system turn before a conversation that has none;
   a row's own system turn wins. An empty text sends none.
 """
@@ -49,6 +52,34 @@ def apply_pixel_limits(processor: Any, limits: dict[str, int], where: str) -> di
     updated = {**current, **{_LIMIT_FIELDS[k]: v for k, v in wanted.items()}}
     image_processor.size = type(size)(**updated) if dataclasses.is_dataclass(size) else updated
     return wanted
+
+
+def image_call_kwargs(processor: Any, settings: dict[str, Any] | None, where: str) -> dict[str, Any]:
+    """The processor call's `images_kwargs` for per-dataset image settings ({} when there are none).
+
+    min_pixels / max_pixels replace the matching limit in use (the other one stays) and go as a full `size`; any
+    other key must be an argument the image processor names in its `valid_kwargs`. ValueError (naming `where`)
+    for a setting the image processor cannot take."""
+    if not settings:
+        return {}
+    image_processor = getattr(processor, "image_processor", None)
+    out: dict[str, Any] = {}
+    limits = {k: int(v) for k, v in settings.items() if k in _LIMIT_FIELDS}
+    if limits:
+        current = pixel_limits_in_use(processor)
+        if current is None:
+            raise ValueError(f"{where}: sets {', '.join(sorted(limits))}, but the image processor "
+                             f"({type(image_processor).__name__}) keeps no pixel limits")
+        merged = {**current, **limits}
+        out["size"] = {_LIMIT_FIELDS[k]: merged[k] for k in _LIMIT_FIELDS}
+    others = {k: v for k, v in settings.items() if k not in _LIMIT_FIELDS}
+    valid = set(getattr(getattr(image_processor, "valid_kwargs", None), "__annotations__", {}))
+    unknown = sorted(set(others) - valid)
+    if unknown:
+        raise ValueError(f"{where}: the image processor ({type(image_processor).__name__}) takes no "
+                         f"{', '.join(unknown)}")
+    out.update(others)
+    return out
 
 
 def pixel_limits_in_use(processor: Any) -> dict[str, int] | None:

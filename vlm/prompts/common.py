@@ -1,0 +1,87 @@
+"""What VLMEvalKit's prompt-writing wrappers share: the dataset type they test, a row's options and hint, the CJK
+test that picks a Chinese instruction, and a base class for a family (`PromptFamily`).
+
+VLMEvalKit asks `DATASET_TYPE(name)` for the dataset's class `TYPE`; vlmkit's dataset classes say their kind
+instead (`DatasetInfo.kind`), and the kinds that VLMEvalKit's wrappers test map one to one (`VLMEVAL_TYPES`).
+A cell counts as missing exactly when `pd.isna` says so in VLMEvalKit (`vlmkit.cells.is_missing`).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from typing import Any
+
+from vlmkit.cells import is_blank, is_missing
+from vlmkit.prompting import DatasetInfo
+
+# vlmkit kind -> VLMEvalKit's dataset TYPE, for the types the wrappers test. Other kinds (shortqa: VLMEvalKit's
+# 'Short', caption, video, multi-turn, ...) match none of them.
+VLMEVAL_TYPES = {"mcq": "MCQ", "yorn": "Y/N", "vqa": "VQA"}
+_CJK = re.compile("[\u4e00-\u9fff]")
+
+
+def vlmeval_type(info: DatasetInfo) -> str | None:
+    """VLMEvalKit's DATASET_TYPE for the dataset ('MCQ', 'Y/N', 'VQA'), None for any other kind."""
+    return VLMEVAL_TYPES.get(info.kind)
+
+
+def row_question(line: Mapping[str, Any], info: DatasetInfo, field: str = "question") -> str:
+    """A row's question text; ValueError naming the dataset, the row and the field when it is missing or blank (the
+    runner then records that row as failed, as for the dataset's own prompt)."""
+    value = line.get(field)
+    if is_blank(value):
+        raise ValueError(f"{info.name}, row index {line.get('index')}, field {field}: empty")
+    return str(value)
+
+
+def row_options(line: Mapping[str, Any]) -> dict[str, Any]:
+    """The row's options, letter -> text, for each capital letter A..Z the row has a value in."""
+    return {letter: line[letter] for letter in string.ascii_uppercase if letter in line and not is_missing(line[letter])}
+
+
+def row_hint(line: Mapping[str, Any]) -> Any | None:
+    """The row's hint, None when it has no `hint` column or the cell is missing."""
+    value = line.get("hint")
+    return None if is_missing(value) else value
+
+
+def has_cjk(text: str) -> bool:
+    """VLMEvalKit's cn_string: the text holds a CJK unified ideograph (U+4E00..U+9FFF)."""
+    return _CJK.search(text) is not None
+
+
+def images_then_text(paths: list[str], text: str) -> list[dict[str, str]]:
+    """The row's images in order, then one text part: the message every family prompt here builds."""
+    return [*({"type": "image", "value": p} for p in paths), {"type": "text", "value": text}]
+
+
+class PromptFamily:
+    """Base of a family's prompts object (`vlm.prompts`): it holds the preset's values and answers the questions the
+    runner and the local model ask; a family overrides what it changes.
+
+    values: the preset's values (min_pixels, max_pixels, max_new_tokens, ...).
+    own_prompts: False where VLMEvalKit runs this wrapper with `use_custom_prompt=False` (the preset's
+        vlmeval_prompt is `dataset`): no prompt of its own, the per-dataset processor settings still apply.
+    """
+
+    name = ""
+
+    def __init__(self, values: Mapping[str, Any] | None = None, *, own_prompts: bool = True) -> None:
+        self.values = dict(values or {})
+        self.own_prompts = bool(own_prompts)
+
+    def use_custom_prompt(self, info: DatasetInfo) -> bool:
+        return False
+
+    def build_prompt(self, line: Mapping[str, Any], info: DatasetInfo) -> list[dict[str, str]]:
+        raise NotImplementedError(f"{type(self).__name__} writes no prompt for {info.name}")
+
+    def processor_kwargs(self, dataset: str | None) -> dict[str, Any]:
+        """Image-processor settings for generating on that dataset (by name, as VLMEvalKit keys them); {}: none."""
+        return {}
+
+    def describe(self) -> dict[str, Any]:
+        """What results.json records of the family."""
+        return {"name": self.name, "own_prompts": self.own_prompts}
