@@ -1,8 +1,9 @@
 """BaseModel: the whole contract for someone adding a model is `generate(msgs, dataset=None) -> str`.
 
 Optional: `use_custom_prompt(info)` + `build_prompt(line, info)` (the model owns the prompt for that dataset; `info`
-is a `vlmkit.prompting.DatasetInfo`: the dataset's name, kind and the row's decoded images, `str(info)` the name), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`),
-`close()` (release what the model holds), and the declared capabilities below. A failure is an exception
+is a `vlmkit.prompting.DatasetInfo`: the dataset's name, kind and the row's decoded images; `str(info)` is the
+name), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`), `close()`
+(release what the model holds), and the declared capabilities below. A failure is an exception
 (`vlmkit.generation.ModelCallError` for typed ones), never a string returned as the answer.
 """
 
