@@ -47,7 +47,7 @@ SCORERS = {
     "yorn": "yorn", "mme": "yorn", "pope": "yorn", "hallusion": "yorn",
     "vqa_score": "vqa", "anls": "vqa", "relaxed": "vqa", "exact": "vqa", "ocrbench": "vqa",
     "vcr": "vqa", "mmmu-pro": "mcq", "mmvp": "mcq", "mmsci": "mcq", "amber": "yorn", "vsr": "yorn",
-    "spatial_mcq": "mcq", "regex_mcq": "mcq",
+    "spatial_mcq": "mcq", "regex_mcq": "mcq", "videomme": "video", "mvbench": "video",
     "caption": "caption", "tallyqa": "vqa", "countbench": "vqa", "zerobench": "vqa", "mtvqa": "vqa",
 }  # fmt: skip
 _MD5 = re.compile(r"[0-9a-f]{32}")
