@@ -1,4 +1,4 @@
-"""Check `vlmkit run` against a real vLLM server started with `--max-model-len 512` (issue 10).
+"""Check `vlmkit run` against a real vLLM server started with `--max-model-len 512` (issue 10), and `--backend vllm`.
 
     python tools/check_vllm.py --vllm-python /tmp/vllm-venv/bin/python
 
@@ -11,7 +11,10 @@ CLI (`python -m vlmkit.cli run`, as subprocesses) on vlmkit_demo_mcq:
    must be answered, exit 0, and each prediction must equal the local one;
 3. the same with `--max-tokens 8` (the local cap): every prediction must equal the local one;
 4. the same with `--max-tokens 1024` (more than max_model_len): the run must stop after its first samples with
-   exit 4 and one stderr line quoting vLLM's message and naming --max-tokens, and write no _acc.csv.
+   exit 4 and one stderr line quoting vLLM's message and naming --max-tokens, and write no _acc.csv;
+5. `--backend vllm` (issue 13: vLLM's offline engine inside vlmkit, run by the --vllm-python interpreter with this
+   checkout on PYTHONPATH, `--model vlmkit-tiny --model-path <the renamed copy>`): every prediction must equal the
+   local one. That interpreter needs vlmkit's own dependencies too (pandas, openpyxl, rapidfuzz, ...).
 
 It prints each run's figures and exits 1 when an expectation fails (2 when vLLM is missing or cannot start).
 
@@ -149,11 +152,7 @@ class Server:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> None:
-        self.shim_dir.mkdir(parents=True, exist_ok=True)
-        (self.shim_dir / "sitecustomize.py").write_text(SHIM)
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.shim_dir), env.get("PYTHONPATH", "")) if p)
-        env.setdefault("VLLM_CPU_KVCACHE_SPACE", str(self.kv_cache_gib))
+        env = vllm_env(write_shim(self.shim_dir), self.kv_cache_gib)
         cmd = [self.python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model_dir),
                "--served-model-name", SERVED_NAME, "--dtype", "float32", "--enforce-eager",
                "--max-model-len", str(MAX_MODEL_LEN), "--host", "127.0.0.1", "--port", str(self.port)]
@@ -236,17 +235,37 @@ class RunResult:
         return sorted(str(p.relative_to(self.work_dir)) for p in self.work_dir.rglob("*") if p.is_file())
 
 
-def vlmkit_run(label: str, work_dir: Path, lmudata: Path, model: str, extra: list[str]) -> RunResult:
-    cmd = [sys.executable, "-m", "vlmkit.cli", "run", "--data", DATASET, "--model", model, "--work-dir",
+def vlmkit_run(label: str, work_dir: Path, lmudata: Path, model: str, extra: list[str], python: str | None = None,
+               env: dict[str, str] | None = None) -> RunResult:
+    cmd = [python or sys.executable, "-m", "vlmkit.cli", "run", "--data", DATASET, "--model", model, "--work-dir",
            str(work_dir), "--lmudata", str(lmudata), *extra]
-    proc = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=REPO)
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True, cwd=REPO, env=env)
     return RunResult(label, work_dir, proc.returncode, proc.stdout, proc.stderr)
 
 
+def write_shim(shim_dir: Path) -> Path:
+    """sitecustomize.py with the torchvision stand-in (SHIM) in shim_dir; returns shim_dir."""
+    shim_dir.mkdir(parents=True, exist_ok=True)
+    (shim_dir / "sitecustomize.py").write_text(SHIM)
+    return shim_dir
+
+
+def vllm_env(shim_dir: Path, kv_cache_gib: int = 1) -> dict[str, str]:
+    """The environment for vlmkit inside the vLLM interpreter: the shim and this checkout on PYTHONPATH, and a small
+    CPU KV cache unless the caller's environment sets one."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(shim_dir), str(REPO), env.get("PYTHONPATH", "")) if p)
+    env.setdefault("VLLM_CPU_KVCACHE_SPACE", str(kv_cache_gib))
+    return env
+
+
+_VLLM_LOG = re.compile(r"^\(\w+ pid=\d+\) ")  # vLLM's own log lines, which it writes to stdout
+
+
 def show(text: str) -> None:
-    """A run's console output (its table and summary lines), indented."""
+    """A run's console output (its table and summary lines, vLLM's log lines left out), indented."""
     for line in text.splitlines():
-        if line.strip():
+        if line.strip() and not _VLLM_LOG.match(line):
             print(f"    {line}")
 
 
@@ -350,6 +369,24 @@ def main(argv: list[str] | None = None) -> int:
             expect(not acc, f"{label}: no _acc.csv written")
         finally:
             server.stop()
+
+        label = "--backend vllm"
+        print(f"offline engine, {label} (run by {args.vllm_python}):")
+        env = vllm_env(write_shim(root / "shim"))
+        began = time.monotonic()
+        run = vlmkit_run(label, root / "offline", lmudata, LOCAL_MODEL,
+                         ["--model-path", str(serve_dir), "--backend", "vllm", "--batch-size", "32"],
+                         python=args.vllm_python, env=env)
+        show(run.stdout)
+        preds = run.predictions(LOCAL_MODEL)
+        same = same_predictions(local_preds, preds)
+        print(f"  exit {run.code} in {time.monotonic() - began:.0f} s (engine start included), answered "
+              f"{len(preds)}, Overall {run.overall(LOCAL_MODEL)}, identical to local {same}/{len(local_preds)}")
+        if run.code != 0:
+            print("  stderr: " + run.stderr.strip()[-800:])
+        expect(run.code == 0, f"{label}: exit code 0 (got {run.code})")
+        expect(len(preds) == len(local_preds), f"{label}: every row answered ({len(preds)}/{len(local_preds)})")
+        expect(same == len(local_preds), f"{label}: every prediction equals the local one ({same}/{len(local_preds)})")
     finally:
         if tmp is not None:
             tmp.cleanup()

@@ -38,7 +38,8 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--work-dir", type=Path, default=Path("outputs"), help="results go to WORK_DIR/<model>/ (default: outputs)")
     p.add_argument("--limit", type=int, default=None, help="only the first N rows of each dataset")
     p.add_argument("--nproc", type=int, default=4, help="concurrent requests for API models (default 4)")
-    p.add_argument("--batch-size", type=int, default=1, help="batch size for local models (default 1)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="batch size for local models (default 1; 64 with --backend vllm, one LLM.chat call per batch)")
     p.add_argument("--max-tokens", type=int, default=None, help="most tokens to generate per answer")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default 0: greedy)")
     p.add_argument("--system-prompt", default=None, metavar="TEXT",
@@ -58,6 +59,9 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    help="local models: transformers (default) or vLLM's offline engine (pip install vllm)")
     p.add_argument("--tensor-parallel", type=int, default=None, metavar="N",
                    help="--backend vllm: GPUs one model is split over (default 1)")
+    p.add_argument("--vllm-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="--backend vllm: a vllm.LLM argument, e.g. max_model_len=8192 (repeatable; VALUE read as JSON "
+                        "where it parses, else text)")
     p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL (.../v1 or .../chat/completions)")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
     p.add_argument("--timeout", type=float, default=None,
@@ -131,6 +135,9 @@ def _apply_config(args: argparse.Namespace) -> list[dict]:
     return config.custom_datasets
 
 
+VLLM_BATCH = 64  # the default --batch-size on vLLM: it schedules a batch itself, so one sample per call wastes it
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from vlmkit.errors import DataError
     from vlmkit.exit_codes import STOPPED
@@ -151,12 +158,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens, temperature=args.temperature,
         nframe=args.nframe, fps=args.fps, video_mode=args.video_mode,
         timeout=args.timeout, retries=args.retries, system_prompt=args.system_prompt,
-        backend=args.backend, tensor_parallel=args.tensor_parallel,
+        backend=args.backend, tensor_parallel=args.tensor_parallel, vllm_args=list(args.vllm_arg),
     )
     if args.mode == "perf":
         return _run_perf_mode(args, model_options, custom)
     options = RunOptions(
-        work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc, batch_size=args.batch_size,
+        work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc,
+        batch_size=args.batch_size or (VLLM_BATCH if args.backend == "vllm" else 1),
         reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
         keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
         prompt_style=args.prompt_style, data_root=args.data_root,

@@ -31,7 +31,15 @@ class DatasetInfo:
 
 
 def dataset_info(dataset: Any) -> DatasetInfo:
-    """The DatasetInfo of a dataset object (anything with `name`, `kind` and `image_paths(line)`)."""
+    """The DatasetInfo of a dataset object (anything with `name`, `kind` and `image_paths(line)`); a DatasetInfo is
+    returned as it is. A bare name is a TypeError: a model's own prompts depend on the kind, which a name lacks."""
+    if isinstance(dataset, DatasetInfo):
+        return dataset
+    if not (hasattr(dataset, "name") and hasattr(dataset, "kind")):
+        raise TypeError(
+            f"expected a vlmkit.prompting.DatasetInfo or a dataset object (name, kind, image_paths); got {dataset!r}: "
+            "a model's own prompts depend on the dataset's kind, which a name alone does not give"
+        )
     paths = getattr(dataset, "image_paths", None)
     images = paths if callable(paths) else (lambda line: [])
     return DatasetInfo(name=str(dataset.name), kind=str(getattr(dataset, "kind", "")), images=images)

@@ -6,6 +6,7 @@ through their registries only.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -20,7 +21,10 @@ from vlmkit.registry import Entry, RegistryError, import_target
 API_TARGET = "vlm.api.openai_compat:OpenAICompatModel"
 HF_TARGET = "vlm.hf.generic:HFVisionModel"
 AUDIO_TARGET = "vlm.hf.audio_models:HFAudioModel"
-LOCAL_TARGETS = frozenset({HF_TARGET, AUDIO_TARGET})  # the kit's local classes: they take the run's local options
+VLLM_TARGET = "vlm.vllm_engine:VLLMModel"  # --backend vllm: the same local names on vLLM's offline engine
+# the kit's local classes: they take the run's local options (and own prompts through their preset)
+LOCAL_TARGETS = frozenset({HF_TARGET, AUDIO_TARGET, VLLM_TARGET})
+BACKENDS = ("transformers", "vllm")
 _SECRET_KEYS = frozenset({"api_key"})
 
 
@@ -46,6 +50,7 @@ class ModelOptions:
     system_prompt: str | None = None  # a system turn before each conversation that has none ("" sends none)
     backend: str = "transformers"  # local models: "transformers" or "vllm" (vLLM's offline engine)
     tensor_parallel: int | None = None  # --backend vllm: GPUs one model is split over
+    vllm_args: list[str] = field(default_factory=list)  # --backend vllm: "KEY=VALUE" vllm.LLM arguments
     extra: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
@@ -60,6 +65,30 @@ class ModelOptions:
             raise ConfigError(f"--temperature must be a number, 0 or more; got {self.temperature!r}")
         if self.system_prompt is not None and not isinstance(self.system_prompt, str):
             raise ConfigError(f"--system-prompt must be text; got {type(self.system_prompt).__name__}")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"--backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
+        if self.tensor_parallel is not None:
+            if whole_number(self.tensor_parallel) is None or whole_number(self.tensor_parallel) < 1:
+                raise ConfigError(f"--tensor-parallel must be a whole number, 1 or more; got {self.tensor_parallel!r}")
+            if self.backend != "vllm":
+                raise ConfigError("--tensor-parallel is for --backend vllm (the transformers path places a model "
+                                  "with device='auto')")
+        if self.vllm_args and self.backend != "vllm":
+            raise ConfigError("--vllm-arg is for --backend vllm")
+        self.engine_kwargs()  # a malformed --vllm-arg fails here, in one line
+
+    def engine_kwargs(self) -> dict[str, Any]:
+        """--vllm-arg KEY=VALUE pairs as vllm.LLM keyword arguments (VALUE read as JSON where it parses)."""
+        kwargs: dict[str, Any] = {}
+        for item in self.vllm_args:
+            key, sep, text = str(item).partition("=")
+            if not sep or not key.strip().isidentifier():
+                raise ConfigError(f"--vllm-arg takes KEY=VALUE (a vllm.LLM argument, e.g. max_model_len=8192); got {item!r}")
+            try:
+                kwargs[key.strip()] = json.loads(text)
+            except ValueError:
+                kwargs[key.strip()] = text
+        return kwargs
 
     def api_kwargs(self) -> dict[str, Any]:
         """The connection settings only API models take (timeout, retries), where given."""
@@ -137,6 +166,8 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
       model (the class its config.json's model_type needs: Qwen2-Audio and Qwen2.5-Omni take the audio class),
       with no preset.
     `--max-tokens` and `--system-prompt` win over a preset's max_new_tokens and system prompt.
+    `--backend vllm` runs a local name or folder on vLLM's offline engine (`vlm.vllm_engine.VLLMModel`, same kwargs,
+    `--tensor-parallel N` as tensor_parallel_size); it refuses served models and a missing vLLM in one line.
     """
     from vlm.registry import local_class_for, model_registry
 
@@ -146,6 +177,9 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
     entry: Entry | None = registry.get(name) if name in registry else _entry_for_repo(registry, name)
 
     if options.api_base or (entry is not None and entry.target == API_TARGET):
+        if options.backend == "vllm":
+            raise ConfigError(f"--backend vllm runs local weights; {name} is a served model (--api-base or an API "
+                              "entry): drop --backend vllm (a `vllm serve` server is reached with --api-base)")
         kwargs: dict[str, Any] = {"model": entry.kwargs.get("model", name) if entry else name}
         kwargs["api_base"] = options.api_base or config.openai_api_base()
         if kwargs["api_base"] is not None:
@@ -177,12 +211,28 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
             if options.system_prompt is not None:
                 kwargs["system_prompt"] = options.system_prompt
             kwargs.update(options.video_kwargs(api=False))
+        if options.backend == "vllm":
+            target, kwargs = _on_vllm(name, target, kwargs, options)
         return ModelSpec(name, target, {**kwargs, **options.extra})
 
     raise RegistryError(
         registry.unknown_message(name)
         + " For a served model pass --api-base URL; for local weights pass --model-path DIR."
     )
+
+
+def _on_vllm(name: str, target: str, kwargs: dict[str, Any], options: ModelOptions) -> tuple[str, dict[str, Any]]:
+    """The vLLM class with the local kwargs (model_path, preset, generation settings, video sampling): the same
+    registry names and folders as the transformers path. ConfigError when vLLM is missing or the class is a user's."""
+    if target not in LOCAL_TARGETS:
+        raise ConfigError(f"--backend vllm runs the kit's local models; {name} is {target}")
+    import_target(VLLM_TARGET.split(":", 1)[0] + ":check_vllm_installed", what="the vLLM backend")()
+    kwargs = dict(kwargs)
+    if options.tensor_parallel is not None:
+        kwargs["tensor_parallel_size"] = whole_number(options.tensor_parallel)
+    if options.vllm_args:
+        kwargs["engine_kwargs"] = {**kwargs.get("engine_kwargs", {}), **options.engine_kwargs()}
+    return VLLM_TARGET, kwargs
 
 
 def _entry_for_repo(registry: Any, name: str) -> Entry | None:

@@ -44,21 +44,36 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from vlm.answer_budget import answer_budget
 from vlm.base import BaseModel
 from vlm.hf import decoding
 from vlm.hf.loading import resolve_model_path
 from vlm.hf.model_preset import (
-    apply_pixel_limits, image_call_kwargs, pixel_limits_in_use, preset_values, with_system_turn,
+    apply_pixel_limits,
+    image_call_kwargs,
+    pixel_limits_in_use,
+    preset_values,
+    with_system_turn,
 )  # fmt: skip
-from vlm.hf.processors import NO_TORCHVISION, is_image_only, load_processor, processor_takes_video
-from vlm.hf.qwen_video import QWEN_VIDEO_MODEL_TYPES, is_torchvision_free, load_qwen_processor, video_metadata
+from vlm.hf.processors import (
+    NO_TORCHVISION,
+    is_image_only,
+    load_processor,
+    processor_takes_video,
+)
+from vlm.hf.qwen_video import (
+    QWEN_VIDEO_MODEL_TYPES,
+    is_torchvision_free,
+    load_qwen_processor,
+    video_metadata,
+)
 from vlm.prompts import family_record, prompts_for
 from vlmkit.audio import read_audio
 from vlmkit.errors import ConfigError
 from vlmkit.generation import Generation, UnsupportedInputError, Usage
 from vlmkit.hf_format import to_hf_conversation
 from vlmkit.message import Turn, modalities
-from vlmkit.prompting import DatasetInfo, dataset_info
+from vlmkit.prompting import dataset_info
 from vlmkit.video import check_sampling, sample_frames
 
 _DTYPES = ("auto", "bfloat16", "float16", "float32")
@@ -161,14 +176,7 @@ class HFVisionModel(BaseModel):
         """The kit's own decoding settings over the checkpoint's generation config (policy: `vlm.hf.decoding`); the
         answer budget: the user's, else the preset's, else the checkpoint's, else the default."""
         checkpoint = decoding.checkpoint_values(getattr(self.model, "generation_config", None))
-        if max_new_tokens is not None:
-            self.max_new_tokens, self.max_new_tokens_source = int(max_new_tokens), "user"
-        elif preset_max is not None:
-            self.max_new_tokens, self.max_new_tokens_source = int(preset_max), "preset"
-        elif isinstance(checkpoint.get("max_new_tokens"), int) and checkpoint["max_new_tokens"] > 0:
-            self.max_new_tokens, self.max_new_tokens_source = checkpoint["max_new_tokens"], "checkpoint"
-        else:
-            self.max_new_tokens, self.max_new_tokens_source = decoding.DEFAULT_MAX_NEW_TOKENS, "default"
+        self.max_new_tokens, self.max_new_tokens_source = answer_budget(max_new_tokens, preset_max, checkpoint)
         self._pad_id = self.processor.tokenizer.pad_token_id
         self._eos = decoding.stop_token_ids(checkpoint.get("eos_token_id"), self.processor.tokenizer.eos_token_id)
         self._checkpoint_kept, self._checkpoint_overridden = decoding.split_checkpoint(
@@ -275,13 +283,13 @@ class HFVisionModel(BaseModel):
     def use_custom_prompt(self, dataset: Any) -> bool:
         """Whether the preset's prompt family writes its own prompt for this dataset (a vlmkit.prompting.DatasetInfo,
         or a dataset object with name, kind and image_paths); False without a family."""
-        return self.prompts is not None and bool(self.prompts.use_custom_prompt(_info(dataset)))
+        return self.prompts is not None and bool(self.prompts.use_custom_prompt(dataset_info(dataset)))
 
     def build_prompt(self, line: dict[str, Any], dataset: Any = None) -> list[Any]:
         """The family's prompt for the row (use_custom_prompt must have said yes)."""
         if self.prompts is None:
             raise NotImplementedError(f"{self.model_path}: no prompt family (preset prompt_style dataset or no preset)")
-        return self.prompts.build_prompt(line, _info(dataset))
+        return self.prompts.build_prompt(line, dataset_info(dataset))
 
     def dataset_image_kwargs(self, dataset: str | None) -> dict[str, Any]:
         """The image processor's arguments for generating on this dataset (by name): the prompt family's
@@ -528,16 +536,6 @@ class HFVisionModel(BaseModel):
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             torch.cuda.empty_cache()
 
-
-def _info(dataset: Any) -> DatasetInfo:
-    if isinstance(dataset, DatasetInfo):
-        return dataset
-    if hasattr(dataset, "name") and hasattr(dataset, "kind"):
-        return dataset_info(dataset)
-    raise TypeError(
-        f"expected a vlmkit.prompting.DatasetInfo or a dataset object (name, kind, image_paths); got {dataset!r}: "
-        "a model's own prompts depend on the dataset's kind, which a name alone does not give"
-    )
 
 
 def _as_id_set(value: Any) -> set[int]:
