@@ -48,6 +48,7 @@ SCORERS = {
     "vqa_score": "vqa", "anls": "vqa", "relaxed": "vqa", "exact": "vqa", "ocrbench": "vqa",
     "vcr": "vqa", "mmmu-pro": "mcq", "mmvp": "mcq", "mmsci": "mcq", "amber": "yorn", "vsr": "yorn",
     "spatial_mcq": "mcq", "regex_mcq": "mcq", "videomme": "video", "mvbench": "video",
+    "vmcbench": "mcq", "crpe": "vqa", "naturalbench": "mcq", "tablevqa": "vqa", "vlmblind": "mcq", "grounding": "vqa",
     "caption": "caption", "tallyqa": "vqa", "countbench": "vqa", "zerobench": "vqa", "mtvqa": "vqa",
 }  # fmt: skip
 _MD5 = re.compile(r"[0-9a-f]{32}")

@@ -30,7 +30,7 @@ def any_shape_rows() -> list[dict]:
          "answers": "['x', 'x', 'y']", "prompt": f"P{i}", "source": "COCO", "cycle_category": "c1",
          "query_cot": f"C{i}", "category": "OCR", "l2-category": "VS", "options": "['x', 'y']",
          "candidates": "['A. x', 'B. y']", "input_prompt": f"<image>P{i}?", "question_raw": f"<image>Q{i}?",
-         "multi-choice options": "(A) x\n(B) y"}
+         "multi-choice options": "(A) x\n(B) y", "type": "yes_no"}
         for i in range(2)
     ]  # fmt: skip
 

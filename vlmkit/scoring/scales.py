@@ -94,6 +94,12 @@ _BY_SCORER = {
     "mtvqa": Scale(PERCENT),
     "zerobench": Scale(FRACTION),
     "spatial_mcq": Scale(PERCENT),
+    "vmcbench": Scale(PERCENT),
+    "crpe": Scale(FRACTION),
+    "naturalbench": Scale(FRACTION),
+    "tablevqa": Scale(PERCENT),
+    "vlmblind": Scale(FRACTION),
+    "grounding": Scale(FRACTION),
 }
 MME_CATEGORY_POINTS = 200.0  # acc + acc+, each out of 100
 
