@@ -54,11 +54,10 @@ DATASET_PROMPT = frozenset({
 NO_CUSTOM_KINDS = frozenset({"video", "multi-turn"})
 
 # -- VLMEvalKit's TYPE where the catalog's kind says otherwise (the class TYPE DATASET_TYPE returns) --------------
-VQA_TYPED = frozenset({  # TYPE 'VQA'; catalog kind mcq (LogicVista, CRPE, ERQA) or shortqa (MME-SCI)
-    "LogicVista", "CRPE_EXIST", "CRPE_RELATION", "ERQA",
+VQA_TYPED = frozenset({  # TYPE 'VQA'; catalog kind mcq (LogicVista, ERQA) or shortqa (MME-SCI)
+    "LogicVista", "ERQA",
     "MMESCI_EN", "MMESCI_ZH", "MMESCI_FR", "MMESCI_ES", "MMESCI_JA", "MMESCI_VisionOnly",
 })  # fmt: skip
-MCQ_TYPED = frozenset({"VLMBlind"})  # TYPE 'MCQ'; catalog kind vqa
 OTHER_TYPED = frozenset({  # TYPE 'BMMR', 'VQA_ex_prompt', 'MCQ_MMMU_Pro': none of the three, the question alone
     "BMMR", "BMMR_mini", "OlympiadBench", "OlympiadBench_EN", "OlympiadBench_CN",
     "MMMU_Pro_10c", "MMMU_Pro_10c_COT", "MMMU_Pro_V", "MMMU_Pro_V_COT",
@@ -119,8 +118,6 @@ def vlmeval_type(info: DatasetInfo) -> str:
     """VLMEvalKit's DATASET_TYPE for the benchmark: MCQ, Y/N, VQA or other."""
     if info.name in VQA_TYPED:
         return "VQA"
-    if info.name in MCQ_TYPED:
-        return "MCQ"
     if info.name in OTHER_TYPED:
         return "other"
     return VLMEVAL_TYPES.get(info.kind, "other")
