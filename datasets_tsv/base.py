@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,16 +28,15 @@ from vlmkit.files import (
     UnsafePathError,
     contained_path,
     download_verified,
-    md5_of,
     write_bytes_atomic,
 )
-from vlmkit.message import Part
 from vlmkit.judging import Judge
+from vlmkit.message import Part
 from vlmkit.scoring.result import EvalResult
 
 from .images import DatasetError, decode_images, parse_table, read_header, table_text
 from .table import TableRows
-from .tsv_stamp import Identity, StampStore, identity, now_ns
+from .tsv_stamp import Identity, StampStore, identity, scan, take_fresh_scan
 
 __all__ = ["DatasetError", "TSVDataset"]
 
@@ -102,10 +100,11 @@ class TSVDataset(TableRows):
 
         An unchanged file (same size, mtime, ctime and inode as when it was last hashed) takes its MD5 and its
         table from its stamp (`datasets_tsv.tsv_stamp`): `md5_source` is then "stamp", else "computed". A file
-        without a valid stamp is hashed in a thread while the table is read (hashlib releases the GIL), so checking
-        a 200 MB file costs little extra time. A present file whose MD5 differs from the catalog's is never
-        replaced (it may be the user's own): it is an error naming both MD5s, unless `keep_local_tsv` accepts it
-        as it is (info() then records both MD5s and `md5_mismatch_accepted`).
+        without a valid stamp is read once: the same bytes are hashed on another core while the table is streamed
+        from them (`tsv_stamp.scan`; or that read was just made for the kind detection of a local TSV, and is
+        taken over). A present file whose MD5 differs from the catalog's is never replaced (it may be the user's
+        own): it is an error naming both MD5s, unless `keep_local_tsv` accepts it as it is (info() then records
+        both MD5s and `md5_mismatch_accepted`).
         """
         path = self.tsv_path
         if self.bundled:
@@ -113,31 +112,28 @@ class TSVDataset(TableRows):
         if not path.is_file():
             if not self.url:
                 raise DatasetError(f"{path}: not found, and {self.name!r} has no download URL; place the TSV there")
-            download_verified(self.url, path, self.md5, progress=self.progress)
-            return self.md5 or md5_of(path), self._read_table()
+            download_verified(self.url, path, self.md5, progress=self.progress)  # then read once as any other
         stamps = StampStore(self.root)
         before = identity(path)
-        stamp = stamps.lookup(path, before, TABLE_SKIP)
-        if stamp is not None:
-            self.md5_source = "stamp"
-            self._verify_md5(stamp.md5)
-            self._verified_identity = before
-            return stamp.md5, self._read_table(stamp.table)
-        began = now_ns()
-        text: list[str] = []
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            hashing = pool.submit(md5_of, path)
-            try:
-                data, error = self._read_table(None, text), None
-            except DatasetError as exc:  # judge the MD5 first: a file that is not the catalog's says so first
-                data, error = None, exc
-            actual = hashing.result()
-        self._verify_md5(actual)
-        if error is not None:
-            raise error
-        if identity(path) == before and stamps.record(path, actual, before, began, text[0], TABLE_SKIP):
-            self._verified_identity = before
-        return actual, data  # type: ignore[return-value]
+        fresh = take_fresh_scan(path, before, TABLE_SKIP)
+        if fresh is None:
+            stamp = stamps.lookup(path, before, TABLE_SKIP)
+            if stamp is not None:
+                self.md5_source = "stamp"
+                self._verify_md5(stamp.md5)
+                self._verified_identity = before
+                return stamp.md5, self._read_table(stamp.table)
+            fresh = scan(path, TABLE_SKIP)
+        self._verify_md5(fresh.md5)  # a file that is not the catalog's says so before any bad row
+        if fresh.error is not None:
+            self._check_header()
+            raise fresh.error
+        data = self._read_table(fresh.table)
+        if identity(path) == fresh.identity and stamps.record(
+            path, fresh.md5, fresh.identity, fresh.began_ns, fresh.table, TABLE_SKIP
+        ):
+            self._verified_identity = fresh.identity
+        return fresh.md5, data
 
     def _verify_md5(self, actual: str) -> None:
         if self.md5 is not None and actual != self.md5:
@@ -164,9 +160,7 @@ class TSVDataset(TableRows):
         elif not path.is_file() or path.read_bytes() != data:
             write_bytes_atomic(path, data)
 
-    def _read_table(self, cached: str | None = None, text_out: list[str] | None = None) -> pd.DataFrame:
-        """The table without images: from cached (the stamp's text of this very file) or streamed from the file
-        (its text then appended to text_out, for the stamp)."""
+    def _check_header(self) -> None:
         path = self.tsv_path
         header = read_header(path)
         if not header:
@@ -175,10 +169,14 @@ class TSVDataset(TableRows):
             if column not in header:
                 needed = "" if column == "index" else f", needed by {self.kind} prompts"
                 raise DatasetError(f"{path}: missing column `{column}`{needed}")
-        text = cached if cached is not None else table_text(path, skip=TABLE_SKIP)
-        if text_out is not None:
-            text_out.append(text)
-        data = parse_table(text, path, text_columns=TEXT_COLUMNS)
+
+    def _read_table(self, text: str | None = None) -> pd.DataFrame:
+        """The table without images: parsed from text (this very file's, from a scan or its stamp) or streamed from
+        the file."""
+        path = self.tsv_path
+        self._check_header()
+        data = parse_table(text if text is not None else table_text(path, skip=TABLE_SKIP), path,
+                           text_columns=TEXT_COLUMNS)
         if data.empty:
             raise DatasetError(f"{path}: no rows (only a header); nothing to evaluate")
         missing = np.flatnonzero(data["index"].isna().to_numpy())

@@ -70,6 +70,10 @@ class ImageManifest:
             return False
         return (stat.st_size, stat.st_mtime_ns) == record[1:]
 
+    def knows(self, name: str) -> bool:
+        """True when there is a record for name (else nothing there can be reused, whatever its content)."""
+        return name in self.changed or name in self.records
+
     def record(self, name: str, digest: str, path: Path) -> None:
         """Note that path was just written from content with this digest."""
         stat = path.stat()

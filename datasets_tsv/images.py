@@ -23,8 +23,10 @@ What vlmkit does differently from VLMEvalKit, on purpose:
 - Pixels are never decoded here (an unusual format is judged by its header): an image whose header declares too
   many pixels is written like any other and refused for its own row when a model opens it (`vlmkit.media`).
 
-The `image` column is never held in memory as a whole: records are streamed one at a time (`iter_records`), both
-for the table without images (`read_table`) and for decoding, so a 200 MB TSV needs a few MB of working memory.
+The `image` column is never held in memory as a whole: records are streamed one at a time (`iter_records`, from
+large blocks read once), both for the table without images (`read_table`) and for decoding, so a 200 MB TSV
+needs a few MB of working memory. The decoded files are written on a second thread while the next rows are decoded
+(`_Writer`): in order, each atomically, each recorded in the manifest once written; a failed write stops the pass.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ import csv
 import io
 import json
 import os
-from collections.abc import Generator, Iterator
+import queue
+import threading
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -57,6 +61,7 @@ from .image_manifest import ImageManifest, content_digest, relative_name
 
 REFERENCE_MAX_CHARS = 64  # VLMEvalKit: an `image` value this short is another row's index
 _FIELD_LIMIT = 2**31 - 1
+READ_BLOCK = 1 << 22  # bytes per read of a TSV
 _KNOWN_SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
 
 
@@ -79,25 +84,52 @@ def read_header(tsv: Path) -> list[str]:
     return []
 
 
-def iter_records(tsv: Path) -> tuple[list[str], Iterator[list[bytes]]]:
+def iter_records(tsv: Path, blocks: Iterable[bytes] | None = None) -> tuple[list[str], Iterator[list[bytes]]]:
     """(header, records) streamed one record at a time, fields as bytes; blank lines are skipped (as pandas does).
 
     A line without a `"` is split on tabs directly (what the csv module would do, several times faster); a line
     with one goes through the csv module, which also joins the lines of a quoted field that spans several.
-    Quoting is then the same as pandas' read_csv(sep="\\t").
+    Quoting is then the same as pandas' read_csv(sep="\\t"). blocks: the file's bytes as they are being read
+    elsewhere (`vlmkit.files.HashedBlocks`, which hashes the same read), instead of reading tsv here; tsv then
+    only names the file in errors.
     """
-    records = _records(tsv)
+    records = _records(tsv, blocks)
     first = next(records, None)
     return (_header(first, tsv) if first is not None else []), records
 
 
-def _records(tsv: Path) -> Generator[list[bytes], None, None]:
-    with open(tsv, "rb") as handle:
-        lines = iter(handle)
-        for raw in lines:
-            record = _next_record(lines, raw)
-            if record is not None:
-                yield record
+def _records(tsv: Path, blocks: Iterable[bytes] | None) -> Generator[list[bytes], None, None]:
+    if blocks is None:
+        with open(tsv, "rb", buffering=0) as handle:
+            yield from _records_of(_lines(iter(lambda: handle.read(READ_BLOCK), b"")))
+    else:
+        yield from _records_of(_lines(blocks))
+
+
+def _records_of(lines: Iterator[bytes]) -> Generator[list[bytes], None, None]:
+    for raw in lines:
+        record = _next_record(lines, raw)
+        if record is not None:
+            yield record
+
+
+def _lines(blocks: Iterable[bytes]) -> Generator[bytes, None, None]:
+    """The lines of a file read in large blocks, each with its `\\n`, as a file object gives them (split in C, one
+    copy of each line; a file object's readline copies a long line several times through its small buffer)."""
+    pending: list[bytes] = []  # the start of a line that runs on into the next block(s)
+    for block in blocks:
+        lines = io.BytesIO(block).readlines()
+        if pending:
+            pending.append(lines[0])
+            if not lines[0].endswith(b"\n"):  # the whole block is inside one line
+                continue
+            lines[0] = b"".join(pending)
+            pending = []
+        if not lines[-1].endswith(b"\n"):
+            pending.append(lines.pop())
+        yield from lines
+    if pending:
+        yield b"".join(pending)
 
 
 def _header(record: list[bytes], tsv: Path) -> list[str]:
@@ -143,10 +175,10 @@ def read_table(tsv: Path, *, skip: str = "image", text_columns: frozenset[str] =
     return parse_table(table_text(tsv, skip=skip), tsv, text_columns=text_columns)
 
 
-def table_text(tsv: Path, *, skip: str = "image") -> str:
-    """Every column but skip as TSV text (quoted as the csv module quotes), streamed from tsv; the text
-    `datasets_tsv.tsv_stamp` caches."""
-    header, records = iter_records(tsv)
+def table_text(tsv: Path, *, skip: str = "image", blocks: Iterable[bytes] | None = None) -> str:
+    """Every column but skip as TSV text (quoted as the csv module quotes), streamed from tsv (or from blocks, its
+    bytes as read elsewhere: see `iter_records`); the text `datasets_tsv.tsv_stamp` caches."""
+    header, records = iter_records(tsv, blocks)
     keep = [i for i, name in enumerate(header) if name != skip]
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
@@ -196,7 +228,9 @@ class _Decoder:
         self.folder = folder
         self.base = folder.resolve()
         self.manifest = ImageManifest(folder)
-        self.seen: dict[str, tuple[str, int]] = {}  # file name -> (digest, row) of this pass
+        self.seen: dict[str, tuple[str | None, int]] = {}  # file name -> (digest, row) of this pass; None: the
+        # writer's to compute (a name the manifest has no record of)
+        self.writer = _Writer(self.manifest)
         self.written = 0
         self.reused = 0
 
@@ -228,22 +262,36 @@ class _Decoder:
             head = data[:16] if data is not None else self.head(b64, pos, index, field)
             path = self.target((name or stem) + image_extension(head), pos, index, "image_path" if name else "index")
         key = relative_name(self.base, path)
+        earlier = self.seen.get(key)
+        if earlier is None and not self.manifest.knows(key):  # written whatever its digest: the writer computes it
+            if data is None:
+                data = self.decode(b64, pos, index, field)
+            self.seen[key] = (None, pos)
+            self.writer.write(key, None, b64, path, data)
+            self.written += 1
+            return str(path)
         digest = content_digest(b64)
-        earlier = self.seen.setdefault(key, (digest, pos))
-        if earlier[0] != digest:
-            raise DatasetError(
-                f"{self.where(pos, index, field)}: its image would be written to {key}, where row {earlier[1]} "
-                "put a different image; give the rows different `image_path` names"
-            )
+        if earlier is not None:
+            if (earlier[0] or self.writer.digest(key)) != digest:
+                raise DatasetError(
+                    f"{self.where(pos, index, field)}: its image would be written to {key}, where row {earlier[1]} "
+                    "put a different image; give the rows different `image_path` names"
+                )
+            self.reused += 1  # this pass has it
+            return str(path)
+        self.seen[key] = (digest, pos)
         if self.manifest.is_current(key, digest, path):
             self.reused += 1
             return str(path)
         if data is None:
             data = self.decode(b64, pos, index, field)
-        write_bytes_atomic(path, data)
-        self.manifest.record(key, digest, path)
+        self.writer.write(key, digest, b64, path, data)
         self.written += 1
         return str(path)
+
+    def digests(self) -> dict[str, str]:
+        """The digest of every file of this pass, by manifest name (once the writer has stopped)."""
+        return {key: digest or self.writer.digests[key] for key, (digest, _) in self.seen.items()}
 
     def decode(self, b64: B64, pos: int, index: str, field: str) -> bytes:
         try:
@@ -265,6 +313,60 @@ class _Decoder:
             return base64.b64decode(b64[:16], validate=True)
         except (binascii.Error, ValueError):
             return self.decode(b64, pos, index, field)[:16]
+
+
+class _Writer:
+    """Writes the decoded images on a second thread, in order, while the pass decodes the next ones: writing (and
+    hashing a field whose digest only the manifest needs) releases the GIL, so on two cores it costs the pass
+    little. Each file is written atomically and recorded in the manifest once written; the first failure is raised
+    by the next `write`, `digest` or `stop`."""
+
+    def __init__(self, manifest: ImageManifest, queued: int = 32) -> None:
+        self.manifest = manifest
+        self.queue: queue.Queue[tuple[str, str | None, B64, Path, bytes] | None] = queue.Queue(maxsize=queued)
+        self.digests: dict[str, str] = {}  # the digests it computed, by manifest name
+        self.error: BaseException | None = None
+        self.thread: threading.Thread | None = None
+
+    def write(self, key: str, digest: str | None, b64: B64, path: Path, data: bytes) -> None:
+        """Queue data (decoded from b64, whose digest is computed here when None) to be written at path."""
+        self._raise()
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="image-writer", daemon=True)
+            self.thread.start()
+        self.queue.put((key, digest, b64, path, data))
+
+    def digest(self, key: str) -> str:
+        """The digest of a file queued without one (waits for the writes queued so far)."""
+        self.queue.join()
+        self._raise()
+        return self.digests[key]
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def _run(self) -> None:
+        while (item := self.queue.get()) is not None:
+            try:
+                if self.error is None:  # after a failure, drain: the pass stops at its next call
+                    key, digest, b64, path, data = item
+                    if digest is None:
+                        digest = self.digests[key] = content_digest(b64)
+                    write_bytes_atomic(path, data)
+                    self.manifest.record(key, digest, path)
+            except BaseException as exc:  # noqa: BLE001 (raised again on the decoding thread)
+                self.error = exc
+            finally:
+                self.queue.task_done()
+
+    def stop(self) -> BaseException | None:
+        """Wait until every queued file is written (and recorded); the first failure, if any."""
+        if self.thread is not None:
+            self.queue.put(None)
+            self.thread.join()
+            self.thread = None
+        return self.error
 
 
 def _needs_full_decode(b64: B64) -> bool:
@@ -309,7 +411,12 @@ def decode_images(
     folder.mkdir(parents=True, exist_ok=True)
     decoder = _Decoder(tsv, folder)
     try:
-        files, references, position, raw_indices = _stream(decoder, records, columns, index_keys, progress)
+        try:
+            files, references, position, raw_indices = _stream(decoder, records, columns, index_keys, progress)
+        finally:  # every queued file written (and recorded) before anything is returned, raised or saved
+            failed = decoder.writer.stop()
+        if failed is not None:
+            raise failed
         if index_keys is not None and len(files) != len(index_keys):
             raise DatasetError(f"{tsv}: {len(files)} rows now, {len(index_keys)} when the table was read")
         resolved = {pos: _resolve_reference(decoder, files, references, position, pos, raw_indices[pos])
@@ -318,7 +425,7 @@ def decode_images(
             files[pos] = paths
         out = [f if f is not None else [] for f in files]
         if tsv_md5 is not None:
-            decoder.manifest.record_pass(tsv_md5, tsv, out, {key: seen[0] for key, seen in decoder.seen.items()})
+            decoder.manifest.record_pass(tsv_md5, tsv, out, decoder.digests())
     finally:  # what was written is recorded even when a later row fails
         decoder.manifest.save()
     return out

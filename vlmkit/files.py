@@ -1,4 +1,4 @@
-"""Files: atomic writes, contained paths, MD5, and verified downloads.
+"""Files: atomic writes, contained paths, MD5 (also while the same read feeds a parser), and verified downloads.
 
 Every file vlmkit writes here gets the permissions `open()` would give it (0o666 less the process umask), so a
 team sharing a work dir or `$LMUData` can read each other's results: the temporary file is created with
@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import stat
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Self
 
 import requests
 from tqdm import tqdm
@@ -107,6 +111,64 @@ def md5_of(path: Path, chunk: int = 1 << 20) -> str:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+class HashedBlocks:
+    """A file read once, in large blocks, each block also fed to MD5 on a background thread: the caller parses the
+    very bytes the digest covers while the hashing runs on another core (hashlib releases the GIL on large
+    buffers), instead of reading the file twice.
+
+        with HashedBlocks(path) as blocks:
+            for block in blocks: ...
+            md5 = blocks.hexdigest()  # hashes what the caller left unread, so always the whole file's MD5
+    """
+
+    def __init__(self, path: Path, *, block_size: int = 1 << 22, queued: int = 2) -> None:
+        self._handle = open(path, "rb", buffering=0)  # noqa: SIM115 (closed by close())
+        self._block_size = block_size
+        self._digest = hashlib.md5()
+        self._queue: queue.Queue[bytes | None] = queue.Queue(maxsize=queued)
+        self._thread = threading.Thread(target=self._hash, name="md5", daemon=True)
+        self._thread.start()
+        self._result: str | None = None
+
+    def _hash(self) -> None:
+        while (block := self._queue.get()) is not None:
+            self._digest.update(block)
+
+    def _read(self) -> bytes:
+        block = self._handle.read(self._block_size)
+        if block:
+            self._queue.put(block)
+        return block
+
+    def __iter__(self) -> Iterator[bytes]:
+        while block := self._read():
+            yield block
+
+    def hexdigest(self) -> str:
+        """The MD5 of the whole file (what was not read yet is read and hashed first)."""
+        if self._result is None:
+            while self._read():
+                pass
+            self._finish()
+            self._result = self._digest.hexdigest()
+        return self._result
+
+    def _finish(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join()
+
+    def close(self) -> None:
+        self._finish()
+        self._handle.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _fetch(url: str, dest: Path, timeout: float, progress: bool) -> None:

@@ -181,12 +181,17 @@ def test_a_changed_tsv_is_never_served_the_old_pass(lmu_root):
 
 def test_cached_records_are_the_files_records_without_images(lmu_root):
     tsv = write(lmu_root, 'Which "colour"?\tor shade')  # a quoted field with a tab in it
-    assert cached_records(lmu_root, tsv) is None  # not stamped yet
-    load(lmu_root)
     header, records = iter_records(tsv)
+    records = list(records)
     keep = [i for i, name in enumerate(header) if name != "image"]
-    cached_header, cached = cached_records(lmu_root, tsv)
-    assert cached_header == [header[i] for i in keep]
-    assert list(cached) == [[record[i] for i in keep] for record in records]
+    expected = ([header[i] for i in keep], [[record[i] for i in keep] for record in records])
+    unstamped_header, unstamped = cached_records(lmu_root, tsv)  # not stamped yet: read (once) from the file
+    assert (unstamped_header, list(unstamped)) == expected
+    assert load(lmu_root).md5_source == "computed"
+    cached_header, cached = cached_records(lmu_root, tsv)  # stamped: from the stamp
+    assert (cached_header, list(cached)) == expected
+    forge_stamp_md5(lmu_root, "0" * 32)
     write(lmu_root, "Which colour?")
-    assert cached_records(lmu_root, tsv) is None  # changed since: the file must be read
+    _, changed = cached_records(lmu_root, tsv)  # changed since: the file is read again
+    assert [row[1] for row in changed] == [b"Which colour?"] * 3
+    assert load(lmu_root).file_md5 == md5(tsv)
