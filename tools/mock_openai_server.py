@@ -22,6 +22,17 @@ Faults for tests (with `--faults`), chosen per request by a directive in the pro
 stream). `--record FILE` appends every request body (parsed JSON) as one line to FILE. `--require-key KEY`
 answers 401 to requests without `Authorization: Bearer KEY`, echoing the key it was given in the error message
 (as some servers do: a client must keep even a wrong key out of what it writes).
+
+`--stats FILE` records, per streamed request, `time.monotonic_ns()` times (CLOCK_MONOTONIC: one clock for every
+process on the host, so a client on the same host can compare its own timestamps with them): `arrived`, when the
+server handled the request's complete body (the data_received call that completed it: late by however long the
+server's own event loop was busy); `arrived_kernel`, when the kernel received the bytes that completed it (the
+socket's SO_TIMESTAMPNS receive time, a CLOCK_REALTIME stamp moved to CLOCK_MONOTONIC by the offset between the two
+clocks read at that moment; null where the platform gives none): free of the server's lag; `first` and `last`,
+just before the first and the last token chunks were handed to the socket (a write is a send(2) at once). With the request's tag, the first `[req:TAG]` in
+the body (TAG: letters, digits, `_`, `-`), which the first token then echoes (content `[req:TAG] `) so that a client
+that keeps only the generated text can still be matched. The records are written to FILE as JSON lines when the
+server stops (SIGTERM/SIGINT).
 """
 
 from __future__ import annotations
@@ -31,15 +42,57 @@ import asyncio
 import json
 import re
 import signal
+import socket
+import struct
 import sys
+from time import monotonic_ns, time_ns
 from typing import Any
 
 _MAX_TOKENS = re.compile(rb'"max_tokens"\s*:\s*(\d+)')
 _STREAM = re.compile(rb'"stream"\s*:\s*true')
 _IGNORE_EOS = re.compile(rb'"ignore_eos"\s*:\s*true')
 _FAULT = re.compile(rb"\[mock:([a-z0-9]+)\]")
+_TAG = re.compile(rb"\[req:([A-Za-z0-9_-]+)\]")
 _STATUS_TEXT = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 411: "Length Required",
                 500: "Internal Server Error"}
+
+
+_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35 if sys.platform == "linux" else None)
+
+
+class _StampedSocket:
+    """A socket whose recv() keeps the kernel's receive time of the bytes it returns (SO_TIMESTAMPNS), in monotonic
+    ns; everything else is the socket's own. Put in place of an asyncio transport's socket for --stats."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self.received_ns: int | None = None
+
+    def recv(self, size: int) -> bytes:
+        data, ancillary, _, _ = self._sock.recvmsg(size, 64)
+        for level, kind, raw in ancillary:
+            if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(raw) >= 16:
+                sec, nsec = struct.unpack("qq", raw[:16])
+                self.received_ns = sec * 1_000_000_000 + nsec - (time_ns() - monotonic_ns())
+        return data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+def _stamp_reads(transport: asyncio.BaseTransport) -> _StampedSocket | None:
+    """Have the transport read through a _StampedSocket; None where that cannot be done (another event loop, no
+    SO_TIMESTAMPNS): the kernel time is then not recorded."""
+    sock = getattr(transport, "_sock", None)
+    if _SO_TIMESTAMPNS is None or not isinstance(sock, socket.socket):
+        return None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+    except OSError:
+        return None
+    stamped = _StampedSocket(sock)
+    transport._sock = stamped  # type: ignore[attr-defined]
+    return stamped
 
 
 def _chunk(payload: bytes) -> bytes:
@@ -74,6 +127,8 @@ class Settings:
         self.record = open(args.record, "a", encoding="utf-8") if args.record else None
         self.faults = args.faults
         self.key = args.require_key
+        self.stats_path = args.stats
+        self.stats: list[list[Any]] | None = [] if args.stats else None  # [tag, arrived, first, last, kernel]
         self.first = _event(_delta("tok ", role=True))
         self.token = _event(_delta("tok "))
         self.done = _chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n"
@@ -81,6 +136,17 @@ class Settings:
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
         )
+
+    def first_for(self, tag: str | None) -> bytes:
+        return self.first if tag is None else _event(_delta(f"[req:{tag}] ", role=True))
+
+    def write_stats(self) -> None:
+        if self.stats_path is None or self.stats is None:
+            return
+        with open(self.stats_path, "w", encoding="utf-8") as handle:
+            for tag, arrived, first, last, kernel in self.stats:
+                handle.write(json.dumps({"tag": tag, "arrived_ns": arrived, "arrived_kernel_ns": kernel,
+                                         "first_ns": first, "last_ns": last}) + "\n")
 
     def tail(self, n: int, prompt_tokens: int, usage: bool, finish: str) -> bytes:
         out = _event(_delta(None, finish))
@@ -123,9 +189,12 @@ class Connection(asyncio.Protocol):
         self.busy = False  # a response is being streamed; later bytes wait in parts
         self.need = 0  # bytes the request being received needs (headers + body), once known
         self.timer: asyncio.TimerHandle | None = None
+        self.stat: list[Any] | None = None  # the --stats record of the request being streamed
+        self.stamped: _StampedSocket | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        self.stamped = _stamp_reads(transport) if self.s.stats is not None else None
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.timer is not None:
@@ -182,6 +251,7 @@ class Connection(asyncio.Protocol):
 
     def _respond(self, method: str, path: str, body: bytes) -> None:
         assert self.transport is not None
+        arrived = monotonic_ns()
         if method == "GET" and (path == "/health" or path.endswith("/models")):
             self.transport.write(_plain(200, {"object": "list", "data": [{"id": "mock-model", "object": "model"}]}))
             return
@@ -217,13 +287,23 @@ class Connection(asyncio.Protocol):
             return
         usage = body.rfind(b'"include_usage"') >= 0
         tail = self.s.tail(n, prompt_tokens, usage, finish)
+        stat: list[Any] | None = None
+        if self.s.stats is not None:
+            tagged = _TAG.search(body)
+            kernel = self.stamped.received_ns if self.stamped is not None else None
+            stat = [tagged.group(1).decode() if tagged else None, arrived, 0, 0, kernel]
+            self.s.stats.append(stat)
         if not fault and self.s.ttft == 0 and self.s.itl == 0:
-            self.transport.write(self.s.headers_sse + self.s.first + self.s.token * (n - 1) + tail)
+            first = self.s.first if stat is None else self.s.first_for(stat[0])
+            if stat is not None:
+                stat[2] = stat[3] = monotonic_ns()
+            self.transport.write(self.s.headers_sse + first + self.s.token * (n - 1) + tail)
             return
         self.busy = True
         self.transport.write(self.s.headers_sse)
         loop = asyncio.get_running_loop()
         start = loop.time()
+        self.stat = stat
         self.timer = loop.call_at(start + self.s.ttft, self._stream, loop, start, 0, n, tail, fault)
 
     def _stream(self, loop: asyncio.AbstractEventLoop, start: float, k: int, n: int, tail: bytes, fault: str) -> None:
@@ -232,8 +312,14 @@ class Connection(asyncio.Protocol):
         transport = self.transport
         if transport is None:
             return
+        stat = self.stat
         if k == 0:
-            transport.write(self.s.first)
+            if stat is not None:
+                first = self.s.first_for(stat[0])
+                stat[2] = monotonic_ns()
+                transport.write(first)
+            else:
+                transport.write(self.s.first)
         elif fault == "drop" and k == 2:
             transport.abort()  # cut mid-stream: no terminating chunk
             return
@@ -248,6 +334,8 @@ class Connection(asyncio.Protocol):
         else:
             transport.write(self.s.token)
         if k + 1 >= n:
+            if stat is not None:
+                stat[3] = monotonic_ns() if k else stat[2]  # the last token chunk went out just now (or was the first)
             transport.write(tail)
             self._finish()
             return
@@ -271,6 +359,7 @@ async def serve(args: argparse.Namespace) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     server.close()
+    settings.write_stats()
     if settings.record is not None:
         settings.record.close()
 
@@ -286,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-stream", action="store_true", help="answer plain JSON even when asked to stream")
     parser.add_argument("--require-key", default=None, metavar="KEY", help="answer 401 unless `Authorization: Bearer KEY`")
     parser.add_argument("--faults", action="store_true", help="honour [mock:<fault>] directives in prompts")
+    parser.add_argument("--stats", default=None, metavar="FILE",
+                        help="write per-request body-arrival, first- and last-token times (monotonic ns) here at exit")
     parser.add_argument("--record", default=None, help="append each request body as a JSON line to this file")
     args = parser.parse_args(argv)
     if args.tokens < 1 or args.ttft_ms < 0 or args.itl_ms < 0:

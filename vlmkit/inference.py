@@ -90,8 +90,11 @@ def _file_md5(path: str, size: int, mtime_ns: int) -> str:  # size and mtime key
 
 def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | None) -> dict[str, Any]:
     stored = prompt_for_record(task.msgs)
-    record: dict[str, Any] = {"index": task.index, "prompt": stored, "prompt_hash": prompt_hash(stored),
-                              "prompt_digest": prompt_digest(stored), "target": task.target}
+    hashed = prompt_hash(stored)
+    # without local media files the digest hashes the very same structure as the hash: the same value
+    local_media = any(_media_identity(p) != p["value"] for turn in stored for p in turn["content"] if p["type"] != "text")
+    record: dict[str, Any] = {"index": task.index, "prompt": stored, "prompt_hash": hashed,
+                              "prompt_digest": prompt_digest(stored) if local_media else hashed, "target": task.target}
     if task.params:
         record["params"] = task.params
     if isinstance(result, BaseException):
@@ -143,12 +146,24 @@ def run_api(
         todo.put(task)
     results: queue.SimpleQueue[tuple[Task, Generation | BaseException, float]] = queue.SimpleQueue()
     stop = threading.Event()
+    n_threads = max(1, min(nproc, len(tasks)))
+    # A worker takes a task only while fewer than n_threads answers are in flight or waiting to be journalled: however
+    # fast the server answers, an early stop (`watch`) leaves at most n_threads requests asked beyond the records
+    # that decided it.
+    slots: queue.SimpleQueue[None] = queue.SimpleQueue()  # one item per free slot (a C queue: cheaper than a Semaphore)
+    for _ in range(n_threads):
+        slots.put(None)
 
     def worker() -> None:
         while not stop.is_set():
             try:
+                slots.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            try:
                 task = todo.get_nowait()
             except queue.Empty:
+                slots.put(None)
                 return
             start = time.perf_counter()
             try:
@@ -157,7 +172,6 @@ def run_api(
                 result = exc
             results.put((task, result, (time.perf_counter() - start) * 1000))
 
-    n_threads = max(1, min(nproc, len(tasks)))
     threads = [threading.Thread(target=worker, name=f"vlmkit-api-{i}", daemon=True) for i in range(n_threads)]
     errors = 0
     received = 0
@@ -171,7 +185,10 @@ def run_api(
             errors += isinstance(result, BaseException)
             received += 1
             bar.update(1)
-            return watch(record) if watch is not None else None
+            message = watch(record) if watch is not None else None
+            if message is None:
+                slots.put(None)  # only now may another request go out
+            return message
 
         try:
             for thread in threads:

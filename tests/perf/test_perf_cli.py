@@ -164,3 +164,16 @@ def test_the_api_key_is_sent_and_never_written(tsv, tmp_path: Path, capsys, mock
     assert "***" in summary["argv"]
     written = [p.read_text(errors="replace") for p in (tmp_path / "out").rglob("*") if p.is_file()]
     assert all(secret not in text for text in written + [captured.out, captured.err])
+
+
+def test_system_prompt_reaches_every_measured_body(tsv: tuple[Path, Path], mock_server, tmp_path: Path, capsys) -> None:
+    root, path = tsv
+    mock = mock_server("--tokens", "2")
+    code, err = _run(["perf", "--model", "m", "--api-base", mock.base_url, "--data", str(path), "--lmudata", str(root),
+                      "--num-requests", "4", "--system-prompt", "Be brief.", "--out", str(tmp_path / "o"),
+                      "--no-plots"], capsys)
+    assert code == 0, err
+    measured = [b for b in mock.bodies() if b.get("stream")][-4:]
+    assert [b["messages"][0] for b in measured] == [{"role": "system", "content": "Be brief."}] * 4
+    summary = json.loads((tmp_path / "o" / "perf_summary.json").read_text())
+    assert summary["options"]["system_prompt"] == "Be brief."

@@ -64,3 +64,36 @@ def test_perf_is_a_subcommand_of_vlmkit(capsys) -> None:
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert "--concurrency" in out and "--request-rate" in out and "--slo" in out
+
+
+def test_run_mode_perf_sends_the_system_prompt_as_run_does(tmp_path: Path, mock_server, capsys) -> None:
+    from vlm.api.openai_compat import OpenAICompatModel
+    from vlmkit.resolve import ModelOptions, resolve_model
+
+    mock = mock_server("--tokens", "2")
+    system = "Answer with one letter."
+    code = main([
+        "run", "--mode", "perf", "--model", "served", "--api-base", mock.base_url, "--nproc", "2",
+        "--system-prompt", system, "--custom-dataset-path", str(AISBENCH / "test_qa.jsonl"),
+        "--limit", "3", "--work-dir", str(tmp_path / "w"),
+    ])
+    assert code == 0, capsys.readouterr().err
+    measured = [b for b in mock.bodies() if b.get("stream")][-3:]  # after the probe's one-token request
+    assert len(measured) == 3
+    assert all(b["messages"][0] == {"role": "system", "content": system} for b in measured)
+    assert all(b["messages"][1]["role"] == "user" for b in measured)
+    # the same system turn `vlmkit run` sends for the same option
+    spec = resolve_model("served", ModelOptions(api_base=mock.base_url, system_prompt=system))
+    run_body = OpenAICompatModel(**spec.kwargs).request_body([{"type": "text", "value": "hi"}])
+    assert run_body["messages"][0] == measured[0]["messages"][0]
+
+
+def test_run_mode_perf_without_a_system_prompt_sends_none(tmp_path: Path, mock_server, capsys) -> None:
+    mock = mock_server("--tokens", "2")
+    code = main([
+        "run", "--mode", "perf", "--model", "served", "--api-base", mock.base_url, "--limit", "2",
+        "--custom-dataset-path", str(AISBENCH / "test_qa.jsonl"), "--work-dir", str(tmp_path / "w"),
+    ])
+    assert code == 0, capsys.readouterr().err
+    measured = [b for b in mock.bodies() if b.get("stream")][-2:]
+    assert [b["messages"][0]["role"] for b in measured] == ["user", "user"]

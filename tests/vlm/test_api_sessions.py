@@ -1,5 +1,5 @@
-"""Each worker thread calls the API through its own requests.Session; close() closes them all and the model stays
-usable. Observed from the server's side: one keep-alive connection (one client port) per thread."""
+"""Each worker thread calls the API through its own session (vlm.api.http.Session); close() closes them all and the
+model stays usable. Observed from the server's side: one keep-alive connection (one client port) per thread."""
 
 from __future__ import annotations
 
@@ -145,3 +145,58 @@ def test_a_call_left_behind_by_close_is_not_retried() -> None:
         assert len(outcome) == 1 and outcome[0].kind == "cancelled"
         assert "not retried" in str(outcome[0])
         assert len([r for r in server.requests if r.method == "POST"]) == 1
+
+
+def test_a_kept_alive_connection_the_server_closed_is_reopened_and_the_call_succeeds() -> None:
+    """The server answers, keeps the connection open, then closes it while idle: the next call opens another."""
+    import json
+    import socket
+    import time
+
+    answer = json.dumps(chat_reply("fine").body).encode()
+    reply = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(answer) + answer
+    server = socket.create_server(("127.0.0.1", 0))
+    connections: list[int] = []
+
+    def serve() -> None:
+        for _ in range(2):
+            conn, _ = server.accept()
+            connections.append(1)
+            with conn:
+                buf = b""
+                while b"\r\n\r\n" not in buf:
+                    buf += conn.recv(65536)
+                head, _, body = buf.partition(b"\r\n\r\n")
+                length = int(next(x.split(b":")[1] for x in head.split(b"\r\n") if x.lower().startswith(b"content-length")))
+                while len(body) < length:
+                    body += conn.recv(65536)
+                conn.sendall(reply)  # keep-alive as far as the client knows...
+                time.sleep(0.05)  # ...then closed while idle
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        model = OpenAICompatModel("m", api_base=f"http://127.0.0.1:{server.getsockname()[1]}/v1", retries=0, timeout=10)
+        assert model.generate(["one"]) == "fine"
+        time.sleep(0.2)  # the server has closed the first connection by now
+        assert model.generate(["two"]) == "fine"  # retries=0: no retry of the call itself was needed
+        thread.join(5)
+        assert len(connections) == 2
+    finally:
+        server.close()
+
+
+def test_a_proxy_from_the_environment_is_still_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plain http goes out directly unless the environment names a proxy for it (then requests takes it there)."""
+    with FaultServer(chat_only_reply("via proxy")) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.root)
+        monkeypatch.setenv("http_proxy", proxy.root)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        model = OpenAICompatModel("m", api_base="http://model-host.invalid:8000/v1", retries=0, timeout=10)
+        assert model.generate(["hi"]) == "via proxy"
+        assert proxy.requests[-1].path == "http://model-host.invalid:8000/v1/chat/completions"  # absolute-form: a proxy
+
+
+def chat_only_reply(text: str):
+    return lambda request: chat_reply(text)

@@ -21,8 +21,8 @@ in earlier ones, which cut it to a context window they looked up minus the promp
 given to the constructor (`--max-tokens`) or in a row's parameters is sent as given; settings() records None as
 None, meaning "the server's default".
 
-Connections: each worker thread gets its own `requests.Session` (vlm.api.http.ThreadSessions); `close()` closes
-them all. `probe()` asks `GET {base}/models` once before a run, so a dead server, a wrong port or a refused key
+Connections: each worker thread gets its own session (vlm.api.http.Session via ThreadSessions: plain http on one
+kept-alive http.client connection, https and proxied URLs through requests); `close()` closes them all. `probe()` asks `GET {base}/models` once before a run, so a dead server, a wrong port or a refused key
 stops the run with one line instead of failing every row.
 """
 

@@ -3,8 +3,8 @@
     from vlmkit.perf import PerfOptions, run_perf
     result = run_perf(dataset, PerfOptions(model="m", api_base="http://127.0.0.1:8000/v1", concurrency=[1, 8]))
 
-Modules: options (PerfOptions, checks), requests (bodies built before timing), client (aiohttp SSE client and
-per-request records), schedule (closed/open loop in one process), workers (several processes), metrics (the
+Modules: options (PerfOptions, checks), requests (bodies built before timing), client (the SSE client and
+per-request records), wire (its HTTP/1.1 connections, parsed in the protocol), schedule (closed/open loop in one process), workers (several processes), metrics (the
 figures and their definitions), bottleneck (client-side limits), report (files, console), plots (PNG), api
 (run_perf), cli (the subcommand). Nothing heavy is imported until used.
 """

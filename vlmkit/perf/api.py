@@ -76,7 +76,7 @@ def target_for(options: PerfOptions) -> Target:
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     if options.api_key:
         headers["Authorization"] = f"Bearer {options.api_key}"
-    return Target(url, headers, options.timeout)
+    return Target(url, headers, options.timeout, kernel_times=not options.read_times)
 
 
 def probe(target: Target, options: PerfOptions) -> dict[str, Any]:
@@ -213,7 +213,10 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
         "started_at": started,
         "completed_at": None,
         "argv": redacted_argv(sys.argv, secrets),
-        "packages": {**package_versions(), "aiohttp": _version("aiohttp")},
+        "packages": {**package_versions()},
+        "http_client": "vlmkit.perf.wire (asyncio, HTTP/1.1)",
+        "chunk_times": "read by the client" if options.read_times else
+        "kernel receive time (SO_TIMESTAMPNS) on plain-TCP connections where the platform gives it, else read time",
         "host": host_info(),
         "target": {"url": scrub(target.url, secrets), "model": options.model},
         "dataset": {**dataset_info, "rows_used": len(prepared), "file_md5": getattr(dataset, "file_md5", None)},
@@ -239,6 +242,7 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
                 interrupted = True
                 break
             runs = outcome.runs
+            t0 = min((run.t0 for run in runs), default=0)
             records = [r for run in runs for r in run.records]
             warm = [r for run in runs for r in run.warmup_records]
             for rec in records + warm:
@@ -262,13 +266,13 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
                 "warmup_requests": len(warm),
                 "interrupted": level_interrupted,
                 **figures,
+                "t0_monotonic_ns": t0,
                 "client": health,
                 "warnings": [scrub(w, secrets) for w in failed] + warnings,
             }
             summary["levels"].append(level)
             summary["warnings"] += [f"{plan.label}: {w}" for w in level["warnings"]]
             workers_failed = workers_failed or bool(failed)
-            t0 = min((run.t0 for run in runs), default=0)
             report.write_request_lines(lines, plan.label, sorted(warm + records, key=lambda r: (r.warmup is False, r.n)), prepared.index, t0)
             for warning in level["warnings"]:
                 _say(options, f"WARNING {plan.label}: {warning}", err=True)
@@ -300,11 +304,3 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
     _say(options, f"vlmkit perf: results in {out_dir}")
     return PerfResult(summary, out_dir, files, interrupted, list(summary["warnings"]))
 
-
-def _version(name: str) -> str | None:
-    from importlib import metadata
-
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None

@@ -1,7 +1,8 @@
 """Is the client, not the server, the limit? Signs read from each measuring process:
 
 - its CPU time over the measured phase near one full core (Python drives one core per process);
-- the event loop waking late (a 10 ms sleep oversleeping): every timestamp is late by about that much;
+- the event loop waking late (a 10 ms sleep oversleeping): requests go out late by about that much, and so are
+  chunk times where they are taken when read (--read-times, TLS) rather than from the kernel;
 - in open loop, arrivals dispatched later and later (the schedule lag grows; a wait for --max-concurrency is the
   server's pace, not the client's, and is left out); the achieved send rate is reported.
 A lagging loop in a process that used little CPU means the machine is busy with other work (the process waited
@@ -59,8 +60,8 @@ def client_health(runs: list[LevelRun], *, open_loop: bool, requested_rate: floa
         )
         warnings.append(
             f"CLIENT LAG: the event loop of process {worst['worker']} woke up late (p99 "
-            f"{worst['loop_lag_ms_p99']:.1f} ms, max {worst['loop_lag_ms_max']:.1f} ms), so timestamps are late by "
-            f"as much; {why}"
+            f"{worst['loop_lag_ms_p99']:.1f} ms, max {worst['loop_lag_ms_max']:.1f} ms), so requests go out late by "
+            f"as much (and chunks read then are timed late, unless timed by the kernel); {why}"
         )
     schedule: dict[str, Any] | None = None
     if open_loop:

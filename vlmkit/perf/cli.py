@@ -34,8 +34,10 @@ def add_perf_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--video-mode", choices=("frames", "video_url"), default="frames", help="video as sampled frames or one video_url part")
     p.add_argument("--audio-mode", choices=("input_audio", "audio_url"), default="input_audio", help="audio as input_audio (base64) or an audio_url part")
     p.add_argument("--nframe", type=int, default=8, help="frames per video with --video-mode frames (default 8)")
+    p.add_argument("--system-prompt", default=None, metavar="TEXT", help="a system turn before each prompt that has none (as `vlmkit run --system-prompt`)")
     p.add_argument("--slo", nargs="+", default=None, metavar="NAME:MS", help="goodput limits, e.g. ttft:500 tpot:50 e2el:10000")
     p.add_argument("--workers", type=int, default=1, help="client processes sharing the load (one per core for high concurrency)")
+    p.add_argument("--read-times", action="store_true", help="time each chunk when the client reads it, not when the kernel received it (SO_TIMESTAMPNS)")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="per-request timeout in seconds (default 300)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help="output folder (default outputs/perf/<model>/<timestamp>)")
     p.add_argument("--seed", type=int, default=0, help="seed of the arrival schedule and of dataset sampling")
@@ -75,8 +77,10 @@ def run_perf_command(args: argparse.Namespace) -> int:
             video_mode=args.video_mode,
             audio_mode=args.audio_mode,
             nframe=args.nframe,
+            system_prompt=args.system_prompt,
             slo=parse_slo(args.slo),
             workers=args.workers,
+            read_times=args.read_times,
             timeout=args.timeout,
             out_dir=args.out,
             seed=args.seed,

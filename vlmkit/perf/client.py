@@ -1,7 +1,9 @@
-"""The streaming client: one chat-completions request over aiohttp, timed chunk by chunk.
+"""The streaming client: one chat-completions request over vlmkit.perf.wire, timed chunk by chunk.
 
-Timestamps are `time.monotonic_ns()` (CLOCK_MONOTONIC: one clock for every process of a `--workers` run), taken
-when the event loop hands the client the bytes of an SSE event. A request keeps a compact record (slots, an
+Timestamps are `time.monotonic_ns()` (CLOCK_MONOTONIC: one clock for every process of a `--workers` run). A chunk's
+time is when the kernel received its bytes (SO_TIMESTAMPNS, plain-TCP connections on Linux; `--read-times` turns
+it off), else when they were read from the socket, before they are parsed (vlmkit.perf.wire: the response is
+parsed where it is read, no task wakes per chunk). A request keeps a compact record (slots, an
 int64 array of content-chunk times, no text), so that thousands of records give the garbage collector little
 to walk. Error kinds (`Record.error`):
 
@@ -23,10 +25,35 @@ from array import array
 from time import monotonic_ns
 from typing import Any
 
-import aiohttp
+from vlmkit.perf.wire import Connection, Pool, call_later_at, request_bytes
 
-_loads = json.loads
-try:  # orjson parses SSE events about 3x faster; optional
+
+def _scanner() -> Any:
+    """The json module's C scanner, called directly: json.loads on bytes spends more time detecting the encoding
+    and in its Python wrappers than in the scan itself (about 3x, for a 150-byte chunk)."""
+    from json import scanner
+
+    make = getattr(scanner, "c_make_scanner", None) or scanner.py_make_scanner
+    return make(json.JSONDecoder())
+
+
+_scan = _scanner()
+
+
+def _loads_stdlib(payload: bytes) -> Any:
+    """One JSON value that must fill the whole payload (already stripped); ValueError otherwise."""
+    text = payload.decode("utf-8")
+    try:
+        obj, end = _scan(text, 0)
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return obj
+
+
+_loads = _loads_stdlib
+try:  # orjson is faster still; optional
     import orjson
 
     _loads = orjson.loads  # noqa: F811
@@ -84,16 +111,12 @@ class Record:
         return rec
 
 
-def make_session(limit: int, timeout: float) -> aiohttp.ClientSession:
-    """A pooled keep-alive session: `limit` connections (0 = no limit), no cookies, no proxies from the env."""
-    connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, keepalive_timeout=60, ttl_dns_cache=300)
-    return aiohttp.ClientSession(
-        connector=connector,
-        timeout=aiohttp.ClientTimeout(total=timeout),
-        cookie_jar=aiohttp.DummyCookieJar(),
-        auto_decompress=False,
-        trust_env=False,
-    )
+def make_session(limit: int, timeout: float, kernel_times: bool = True) -> Pool:
+    """A pool of keep-alive connections: at most `limit` open at once (0 = no limit), each request limited to
+    `timeout` seconds in all; no cookies, no proxies from the environment, no decompression (vlmkit.perf.wire).
+    kernel_times: time each chunk by when the kernel received it (plain TCP, where the platform says), not by when
+    this process read it."""
+    return Pool(limit, timeout, kernel_times)
 
 
 def _short(text: str) -> str:
@@ -101,93 +124,168 @@ def _short(text: str) -> str:
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "..."
 
 
-async def send(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str], rec: Record) -> None:
-    """Send one request and fill `rec`; never raises except CancelledError (after marking the record)."""
+class _Exchange:
+    """One request's response, parsed as its bytes arrive (a vlmkit.perf.wire.Handler)."""
+
+    __slots__ = ("rec", "future", "sse", "pending", "done", "text", "content_type", "over")
+
+    def __init__(self, rec: Record, future: asyncio.Future) -> None:
+        self.rec = rec
+        self.future = future
+        self.sse = False
+        self.pending = b""
+        self.done = False
+        self.text = b""  # the start of a non-SSE answer, for the message
+        self.content_type: str | None = None
+        self.over = False  # the record is final; later events change nothing
+
+    def _close(self) -> None:
+        self.over = True
+        if not self.future.done():
+            self.future.set_result(None)
+
+    def head(self, status: int, content_type: str | None) -> None:
+        self.rec.status = status
+        self.content_type = content_type
+        self.sse = status == 200 and (content_type or "").startswith("text/event-stream")
+
+    def body(self, data: bytes, t: int) -> None:
+        if self.over or self.done:
+            return
+        if not self.sse:
+            if len(self.text) < 4096:
+                self.text += data[: 4096 - len(self.text)]
+            return
+        if self.pending:
+            data = self.pending + data
+        lines = data.split(b"\n")
+        self.pending = lines.pop()
+        for line in lines:
+            if line[:5] == b"data:" and self._event(line[5:].strip(), t):
+                if self.over:  # malformed or an error object: the record is final, the connection given up
+                    self._close()
+                return
+
+    def _event(self, payload: bytes, t: int) -> bool:
+        """Handle one `data:` payload; True when the stream is over for the record."""
+        rec = self.rec
+        if payload == b"[DONE]":
+            self.done = True
+            rec.end = t
+            return True
+        try:
+            obj = _loads(payload)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            rec.end = t
+            rec.error, rec.message = "malformed_sse", _short(payload.decode("utf-8", "replace"))
+            self.over = True
+            return True
+        choices = obj.get("choices")
+        if choices:
+            choice = choices[0]
+            delta = choice.get("delta")
+            if delta:
+                text = delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning")
+                if text:
+                    rec.chunks.append(t)
+                    rec.out_chars += len(text)
+            if choice.get("finish_reason"):
+                rec.finished = True
+        usage = obj.get("usage")
+        if usage:
+            rec.input_tokens = usage.get("prompt_tokens")
+            rec.output_tokens = usage.get("completion_tokens")
+        if "error" in obj and obj["error"]:
+            rec.end = t
+            rec.error, rec.message = "stream_error", _short(json.dumps(obj["error"])[:MESSAGE_LIMIT])
+            self.over = True
+            return True
+        return False
+
+    def end(self, t: int) -> None:
+        """The body is complete (after [DONE], the rest was drained without moving the end time)."""
+        if not self.over:
+            rec = self.rec
+            if not self.sse:
+                rec.end = t
+                text = self.text.decode("utf-8", "replace")
+                if rec.status != 200:
+                    rec.error, rec.message = f"http_{rec.status}", _short(text)
+                else:
+                    rec.error = "not_sse"
+                    rec.message = _short(f"Content-Type {self.content_type!r}: {text}")
+            elif not self.done:
+                if self.pending[:5] == b"data:":  # a last event without its blank line
+                    self.pending, last = b"", self.pending
+                    self._event(last[5:].strip(), t)
+                if not self.over and not self.done:
+                    rec.end = t
+                    if not rec.finished:
+                        rec.error, rec.message = "dropped", "the stream ended without [DONE] or a finish_reason"
+        self._close()
+
+    def lost(self, reason: str) -> None:
+        if not self.over and not self.done:
+            rec = self.rec
+            rec.end = monotonic_ns()
+            if not self.sse and rec.status and rec.status != 200:  # an error answer cut short: still that answer
+                rec.error, rec.message = f"http_{rec.status}", _short(self.text.decode("utf-8", "replace"))
+            else:
+                rec.error, rec.message = "dropped", _short(reason)
+        self._close()
+
+
+async def send(session: Pool, url: str, body: bytes, headers: dict[str, str], rec: Record) -> None:
+    """Send one request and fill `rec`; never raises except CancelledError (after marking the record). The
+    request's bytes are handed to the socket in this call, before it first waits (on a pooled connection)."""
     rec.start = monotonic_ns()
+    deadline = rec.start + int(session.timeout * 1e9)
+    where, head = session.head_for(url, headers)
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future = loop.create_future()
+    exchange = _Exchange(rec, future)
+    conn: Connection | None = None
+    timer = None
+    held = False
     try:
-        async with session.post(url, data=body, headers=headers) as resp:
-            rec.status = resp.status
-            if resp.status != 200:
-                text = (await resp.content.read(4096)).decode("utf-8", "replace")
-                rec.end = monotonic_ns()
-                rec.error, rec.message = f"http_{resp.status}", _short(text)
-                return
-            if not resp.headers.get("Content-Type", "").startswith("text/event-stream"):
-                text = (await resp.content.read(4096)).decode("utf-8", "replace")
-                rec.end = monotonic_ns()
-                rec.error = "not_sse"
-                rec.message = _short(f"Content-Type {resp.headers.get('Content-Type')!r}: {text}")
-                return
-            await _read_stream(resp, rec)
+        if session.slots is not None:
+            await session.slots.acquire()
+            held = True
+        timer = call_later_at(deadline, lambda: future.done() or future.set_exception(asyncio.TimeoutError()))
+        try:
+            if session.idle.get(where):  # a pooled connection: taken without waiting
+                conn = await session.connection(where)
+            else:
+                conn = await asyncio.wait_for(session.connection(where), max(0.0, (deadline - monotonic_ns()) / 1e9))
+        except asyncio.TimeoutError:  # an OSError too since Python 3.11: not a refused connection
+            raise
+        except OSError as exc:
+            rec.end = monotonic_ns()
+            rec.error, rec.message = "connection", _short(f"Cannot connect to host {where[0]}:{where[1]}: {exc}")
+            return
+        if future.done():  # the timeout struck while connecting
+            future.result()
+        conn.start(request_bytes(head, body), exchange)
+        await future
+        if exchange.over and conn.state != 6:  # given up mid-body: the rest of it is not read
+            conn.abort("given up")
     except asyncio.CancelledError:
+        if conn is not None:
+            conn.abort("cancelled")
         rec.end = monotonic_ns()
         rec.error, rec.message = "cancelled", "stopped by Ctrl-C"
         raise
     except asyncio.TimeoutError:
+        if conn is not None:
+            conn.abort("timeout")
         rec.end = monotonic_ns()
         rec.error, rec.message = "timeout", "no complete answer within the timeout"
-    except aiohttp.ClientConnectorError as exc:
-        rec.end = monotonic_ns()
-        rec.error, rec.message = "connection", _short(str(exc))
-    except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
-        rec.end = monotonic_ns()
-        rec.error, rec.message = "dropped", _short(f"{type(exc).__name__}: {exc}")
-    except aiohttp.ClientError as exc:
-        rec.end = monotonic_ns()
-        rec.error, rec.message = "connection", _short(f"{type(exc).__name__}: {exc}")
-
-
-async def _read_stream(resp: aiohttp.ClientResponse, rec: Record) -> None:
-    """Parse SSE `data:` lines as they arrive. After `[DONE]` the rest of the body is drained (so the
-    connection goes back to the pool) without moving the end time."""
-    chunks = rec.chunks
-    pending = b""
-    done = False
-    async for data in resp.content.iter_any():
-        if done:
-            continue
-        t = monotonic_ns()
-        if pending:
-            data = pending + data
-        lines = data.split(b"\n")
-        pending = lines.pop()
-        for line in lines:
-            if line[:5] != b"data:":
-                continue  # blank separators, comments, event:/id: fields
-            payload = line[5:].strip()
-            if payload == b"[DONE]":
-                done = True
-                break
-            try:
-                obj = _loads(payload)
-            except ValueError:
-                obj = None
-            if not isinstance(obj, dict):
-                rec.end = t
-                rec.error, rec.message = "malformed_sse", _short(payload.decode("utf-8", "replace"))
-                return
-            choices = obj.get("choices")
-            if choices:
-                choice = choices[0]
-                delta = choice.get("delta")
-                if delta:
-                    text = delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning")
-                    if text:
-                        chunks.append(t)
-                        rec.out_chars += len(text)
-                if choice.get("finish_reason"):
-                    rec.finished = True
-            usage = obj.get("usage")
-            if usage:
-                rec.input_tokens = usage.get("prompt_tokens")
-                rec.output_tokens = usage.get("completion_tokens")
-            if "error" in obj and obj["error"]:
-                rec.end = t
-                rec.error, rec.message = "stream_error", _short(json.dumps(obj["error"])[:MESSAGE_LIMIT])
-                return
-        if done:
-            rec.end = t
-    if not done:
-        rec.end = monotonic_ns()
-        if not rec.finished:
-            rec.error, rec.message = "dropped", "the stream ended without [DONE] or a finish_reason"
+    finally:
+        if timer is not None:
+            timer.cancel()
+        if conn is not None:
+            session.release(where, conn)
+        if held:
+            session.slots.release()  # type: ignore[union-attr]

@@ -18,7 +18,9 @@ STATS = ("mean", "median", "p90", "p95", "p99", "max")
 
 DEFINITIONS: dict[str, str] = {
     "ttft_ms": "Time to first token: from handing the request to the HTTP client to the arrival of the first "
-    "chunk that carries content (delta.content or reasoning content). Successful requests with content.",
+    "chunk that carries content (delta.content or reasoning content). Successful requests with content. A "
+    "chunk's arrival is when the kernel received its bytes (SO_TIMESTAMPNS, plain-TCP connections where the "
+    "platform gives it), else when the client read them (always with --read-times); the same for every figure.",
     "tpot_ms": "Time per output token after the first: (E2EL - TTFT) / (output tokens - 1), per request, over "
     "successful requests with more than one output token (output tokens from the server's usage; counted "
     "content chunks when the server sends no usage).",
@@ -45,6 +47,9 @@ DEFINITIONS: dict[str, str] = {
     "until it failed.",
     "errors": "Measured requests that failed, by kind: http_<status>, connection, dropped, timeout, "
     "malformed_sse, stream_error, not_sse.",
+    "t0_monotonic_ns": "When the level's measured phase began, in time.monotonic_ns() (CLOCK_MONOTONIC, one clock for "
+    "every process on the host); perf_requests.jsonl's sched_ms and start_ms count from it, so that a request's "
+    "times can be set beside a server's own monotonic timestamps on the same host.",
     "stats": "mean, median, p90, p95, p99 (linear interpolation between order statistics), max; n = how many "
     "values.",
 }

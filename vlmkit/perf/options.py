@@ -41,8 +41,10 @@ class PerfOptions:
     video_mode: str = "frames"
     audio_mode: str = "input_audio"
     nframe: int = 8
+    system_prompt: str | None = None  # a system turn before each prompt that has none ("" or None: none)
     slo: dict[str, float] = field(default_factory=dict)  # name -> milliseconds
     workers: int = 1
+    read_times: bool = False  # time chunks when read, not by the kernel's receive time (SO_TIMESTAMPNS)
     timeout: float = 300.0
     out_dir: Path | None = None
     seed: int = 0
@@ -66,7 +68,8 @@ class PerfOptions:
             "max_concurrency": self.max_concurrency, "num_requests": self.num_requests, "duration": self.duration,
             "warmup": self.warmup, "max_tokens": self.max_tokens, "ignore_eos": self.ignore_eos,
             "media_mode": self.media_mode, "video_mode": self.video_mode, "audio_mode": self.audio_mode,
-            "nframe": self.nframe, "slo_ms": dict(self.slo), "workers": self.workers, "timeout": self.timeout,
+            "nframe": self.nframe, "system_prompt": self.system_prompt, "slo_ms": dict(self.slo), "workers": self.workers,
+            "read_times": self.read_times, "timeout": self.timeout,
             "seed": self.seed,
         }
 

@@ -6,7 +6,8 @@ Request n of a level uses dataset row n % rows; one body per row is built once a
 "stream_options": {"include_usage": true}}`. max_tokens: the row's own (dataset.generation_params: per-row
 `max_tokens`, or the `.meta.json` output_config of a custom dataset) wins over `--max-tokens`.
 
-Messages come from vlmkit.openai_format.to_openai_messages. The media modes it has no option for (file:// image
+Messages come from vlmkit.openai_format.to_openai_messages, with `system_prompt` as `vlmkit run` sends it (a system
+turn first unless the conversation has its own). The media modes it has no option for (file:// image
 URLs, `video_url`, `audio_url`) go through it as placeholder image URLs that are then swapped for the URL part;
 the default modes (data URLs, video as frames, input_audio) use it unchanged.
 """
@@ -100,7 +101,7 @@ def openai_messages(
                 placeholder = _PLACEHOLDER.format(len(swaps))
                 swaps[placeholder] = (part["type"], url)
                 turn["content"][i] = {"type": "image", "value": placeholder}
-    messages = to_openai_messages(turns, video_frames=video_frames)
+    messages = to_openai_messages(turns, system_prompt=options.system_prompt, video_frames=video_frames)
     if swaps:
         for message in messages:
             content = message.get("content")

@@ -2,7 +2,7 @@
 
 Each (model, dataset) pair is load-tested once, closed loop at `--nproc` concurrent requests, `--limit` requests
 (default: one per row), with the run's `--max-tokens`; the custom datasets' `.meta.json` and per-row
-`max_tokens` decide each request's max_tokens as in `vlmkit perf`. Figures go to
+`max_tokens` decide each request's max_tokens as in `vlmkit perf`; `--system-prompt` is sent as `vlmkit run` sends it. Figures go to
 `WORK_DIR/<model>/<dataset>/perf/`. For sweeps, open loops, SLOs and workers use `vlmkit perf`.
 """
 
@@ -35,6 +35,7 @@ def perf_options_for(spec: ModelSpec, *, work_dir: Path, dataset: str, nproc: in
         max_tokens=max_tokens or DEFAULT_MAX_TOKENS,
         video_mode=kwargs.get("video_mode", "frames"),
         nframe=kwargs.get("nframe") or 8,
+        system_prompt=kwargs.get("system_prompt"),  # --system-prompt, as `vlmkit run` sends it
         out_dir=work_dir / model_folder_name(spec.name) / dataset / "perf",
         seed=seed,
     )

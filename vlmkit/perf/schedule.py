@@ -60,6 +60,7 @@ class Target:
     url: str
     headers: dict[str, str] = field(repr=False)
     timeout: float
+    kernel_times: bool = True  # chunks timed by the kernel's receive time where the platform gives it
 
 
 @dataclass
@@ -218,7 +219,7 @@ class _Level:
     async def run(self, sync: Callable[[], int]) -> LevelRun:
         plan = self.plan
         connections = plan.slots if plan.slots else 0
-        self.session = make_session(connections, self.target.timeout)
+        self.session = make_session(connections, self.target.timeout, self.target.kernel_times)
         ticker = asyncio.ensure_future(self.ticker())
         warm: list[Record] = []
         records: list[Record] = []

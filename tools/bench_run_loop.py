@@ -1,0 +1,200 @@
+"""How much the `vlmkit run` loop costs over the requests themselves, against an instant local server.
+
+    python tools/bench_run_loop.py [--rows 2000] [--nproc 8] [--repeats 1] [--no-pin]
+
+One invocation, one mock server (tools/mock_openai_server.py, no delay, 4 tokens, plain JSON answers: `vlmkit run`
+does not stream), pinned to one core; each client pinned to the other:
+
+1. `vlmkit run` (vlmkit.cli.main in this process, as the command line runs it): a served model (`--api-base`) on a
+   text-only custom QA dataset of N rows written to a temporary folder, `--nproc` requests at once, a fresh work
+   dir: the whole command (dataset load, inference with the journal appended and flushed per sample, scoring,
+   results files). The progress bar is drawn only on a terminal; here it is off, as in a script.
+2. the run loop alone: vlmkit.inference.run_api, what `vlmkit run` calls to infer (`--nproc` worker threads
+   calling the model, each answer made a record and appended + flushed to the journal, the progress bar drawn to
+   a discarded stream), on the same rows, with the same model class; without the dataset load, the scoring and
+   the result files (xlsx, csv, results.json) the whole command adds;
+3. the floor: a bare aiohttp loop sending the same N request bodies (built by the same model class before the
+   clock starts) with the same concurrency, reading and JSON-parsing each answer, nothing else.
+
+Printed: samples/s of each and the ratios to the bare loop (the goal: >= 0.8), the load average before and after.
+Load on the machine from other work skews all; compare figures from one invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+MOCK = ROOT / "tools" / "mock_openai_server.py"
+_PIN = True
+
+
+def _pinned(core: int) -> Any:
+    return (lambda: os.sched_setaffinity(0, {core})) if _PIN else None
+
+
+@contextlib.contextmanager
+def mock_server(core: int) -> Iterator[str]:
+    proc = subprocess.Popen([sys.executable, str(MOCK), "--port", "0", "--tokens", "4"], stdout=subprocess.PIPE,
+                            text=True, preexec_fn=_pinned(core))
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if not line.startswith("listening on "):
+            raise RuntimeError(f"mock server did not start: {line!r}")
+        yield line.split()[-1] + "/v1"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stdout:
+            proc.stdout.close()
+
+
+def write_dataset(folder: Path, rows: int) -> Path:
+    path = folder / "loop_qa.jsonl"
+    path.write_text("".join(json.dumps({"question": f"What is item {i}? Answer in one word.", "answer": "tok"}) + "\n"
+                            for i in range(rows)))
+    return path
+
+
+def run_vlmkit(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int]:
+    """Seconds for the whole `vlmkit run`, and the predictions it wrote."""
+    from vlmkit.cli import main
+
+    argv = ["run", "--model", "served", "--api-base", url, "--custom-dataset-path", str(data), "--nproc", str(nproc),
+            "--work-dir", str(work)]
+    out, err = io.StringIO(), io.StringIO()
+    began = time.perf_counter()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    seconds = time.perf_counter() - began
+    if code != 0:
+        raise RuntimeError(f"vlmkit run exited {code}: {err.getvalue()[-2000:]}")
+    found = list(work.rglob("predictions.jsonl"))
+    rows = sum(1 for line in found[0].read_text().splitlines() if line.strip()) if found else 0
+    return seconds, rows
+
+
+def run_loop(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int]:
+    """Seconds for vlmkit.inference.run_api over the rows (journal, progress bar, records), and its errors."""
+    from datasets_tsv.custom import build_custom_dataset
+    from vlm.api.openai_compat import OpenAICompatModel
+    from vlmkit.inference import Task, run_api
+    from vlmkit.journal import Journal
+
+    dataset = build_custom_dataset(data)
+    lines = [dataset.line(i) for i in range(len(dataset.data))]
+    tasks = [Task(line["index"], dataset.build_prompt(line), line.get("answer")) for line in lines]
+    model = OpenAICompatModel("served", api_base=url)
+    journal = Journal(work / "journal.jsonl", {"bench": "run_loop"})
+    journal.open()
+    began = time.perf_counter()
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            errors = run_api(model, tasks, journal, dataset=dataset.name, nproc=nproc, desc="bench", progress=True)
+    finally:
+        seconds = time.perf_counter() - began
+        journal.close()
+        model.close()
+    return seconds, errors
+
+
+def bodies_for(data: Path, url: str) -> list[bytes]:
+    """The bodies `vlmkit run` sends for these rows (the same model class builds them), before any clock starts."""
+    from vlm.api.openai_compat import OpenAICompatModel
+
+    model = OpenAICompatModel("served", api_base=url)
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    return [json.dumps(model.request_body([{"type": "text", "value": r["question"]}])).encode() for r in rows]
+
+
+def run_bare(bodies: list[bytes], url: str, nproc: int) -> tuple[float, int]:
+    """Seconds for a bare aiohttp loop over the same bodies, `nproc` at once, and the answers it parsed."""
+    import aiohttp
+
+    target = url + "/chat/completions"
+    headers = {"Content-Type": "application/json"}
+
+    async def main() -> tuple[float, int]:
+        answered = 0
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=nproc)) as session:
+            todo = iter(bodies)
+
+            async def worker() -> None:
+                nonlocal answered
+                for body in todo:
+                    async with session.post(target, data=body, headers=headers) as resp:
+                        reply = json.loads(await resp.read())
+                        answered += bool(reply["choices"][0]["message"]["content"])
+
+            began = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(nproc)))
+            return time.perf_counter() - began, answered
+
+    return asyncio.run(main())
+
+
+def main(argv: list[str] | None = None) -> int:
+    global _PIN
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=2000)
+    parser.add_argument("--nproc", type=int, default=8, help="concurrent requests, for both (vlmkit run --nproc)")
+    parser.add_argument("--repeats", type=int, default=1, help="run both this many times, alternating; best of each")
+    parser.add_argument("--no-pin", action="store_true", help="let the OS place client and server (busy machines)")
+    args = parser.parse_args(argv)
+    _PIN = not args.no_pin
+    cores = sorted(os.sched_getaffinity(0))
+    client, server = cores[0], (cores[1] if len(cores) > 1 else cores[0])
+    if _PIN:
+        os.sched_setaffinity(0, {client})
+    load_before = os.getloadavg()
+    run_s: list[float] = []
+    loop_s: list[float] = []
+    bare_s: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="bench_run_loop_") as folder, mock_server(server) as url:
+        tmp = Path(folder)
+        data = write_dataset(tmp, args.rows)
+        bodies = bodies_for(data, url)
+        for i in range(args.repeats):
+            seconds, rows = run_vlmkit(data, url, tmp / f"work{i}", args.nproc)
+            if rows != args.rows:
+                raise RuntimeError(f"vlmkit run wrote {rows} predictions, not {args.rows}")
+            run_s.append(seconds)
+            seconds, errors = run_loop(data, url, tmp / f"loop{i}", args.nproc)
+            if errors:
+                raise RuntimeError(f"the run loop recorded {errors} errors")
+            loop_s.append(seconds)
+            seconds, answered = run_bare(bodies, url, args.nproc)
+            if answered != args.rows:
+                raise RuntimeError(f"the bare loop got {answered} answers, not {args.rows}")
+            bare_s.append(seconds)
+    run_rate, loop_rate, bare_rate = args.rows / min(run_s), args.rows / min(loop_s), args.rows / min(bare_s)
+    print(f"load average before: {load_before}, after: {os.getloadavg()}")
+    print(f"{f'client on core {client}, mock server on core {server}' if _PIN else 'not pinned'}; "
+          f"{args.rows} rows, {args.nproc} requests at once, best of {args.repeats}")
+    print(f"vlmkit run (whole command)  {run_rate:8.0f} samples/s  ({min(run_s):.2f} s; all: "
+          f"{', '.join(f'{s:.2f}' for s in run_s)} s)")
+    print(f"run loop (run_api)          {loop_rate:8.0f} samples/s  ({min(loop_s):.2f} s; all: "
+          f"{', '.join(f'{s:.2f}' for s in loop_s)} s)")
+    print(f"bare aiohttp loop           {bare_rate:8.0f} samples/s  ({min(bare_s):.2f} s; all: "
+          f"{', '.join(f'{s:.2f}' for s in bare_s)} s)")
+    print(f"ratio run loop / bare       {loop_rate / bare_rate:8.2f}x  (goal >= 0.8x)")
+    print(f"ratio whole run / bare      {run_rate / bare_rate:8.2f}x  (the command adds dataset load, scoring, result files)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
