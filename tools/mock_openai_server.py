@@ -42,11 +42,11 @@ import asyncio
 import json
 import re
 import signal
-import socket
-import struct
 import sys
-from time import monotonic_ns, time_ns
+from time import monotonic_ns
 from typing import Any
+
+from vlmkit.perf.wire import stamp_reads
 
 _MAX_TOKENS = re.compile(rb'"max_tokens"\s*:\s*(\d+)')
 _STREAM = re.compile(rb'"stream"\s*:\s*true')
@@ -55,44 +55,6 @@ _FAULT = re.compile(rb"\[mock:([a-z0-9]+)\]")
 _TAG = re.compile(rb"\[req:([A-Za-z0-9_-]+)\]")
 _STATUS_TEXT = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 411: "Length Required",
                 500: "Internal Server Error"}
-
-
-_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35 if sys.platform == "linux" else None)
-
-
-class _StampedSocket:
-    """A socket whose recv() keeps the kernel's receive time of the bytes it returns (SO_TIMESTAMPNS), in monotonic
-    ns; everything else is the socket's own. Put in place of an asyncio transport's socket for --stats."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
-        self.received_ns: int | None = None
-
-    def recv(self, size: int) -> bytes:
-        data, ancillary, _, _ = self._sock.recvmsg(size, 64)
-        for level, kind, raw in ancillary:
-            if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(raw) >= 16:
-                sec, nsec = struct.unpack("qq", raw[:16])
-                self.received_ns = sec * 1_000_000_000 + nsec - (time_ns() - monotonic_ns())
-        return data
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._sock, name)
-
-
-def _stamp_reads(transport: asyncio.BaseTransport) -> _StampedSocket | None:
-    """Have the transport read through a _StampedSocket; None where that cannot be done (another event loop, no
-    SO_TIMESTAMPNS): the kernel time is then not recorded."""
-    sock = getattr(transport, "_sock", None)
-    if _SO_TIMESTAMPNS is None or not isinstance(sock, socket.socket):
-        return None
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
-    except OSError:
-        return None
-    stamped = _StampedSocket(sock)
-    transport._sock = stamped  # type: ignore[attr-defined]
-    return stamped
 
 
 def _chunk(payload: bytes) -> bytes:
@@ -190,11 +152,11 @@ class Connection(asyncio.Protocol):
         self.need = 0  # bytes the request being received needs (headers + body), once known
         self.timer: asyncio.TimerHandle | None = None
         self.stat: list[Any] | None = None  # the --stats record of the request being streamed
-        self.stamped: _StampedSocket | None = None
+        self.stamped: Any = None  # vlmkit.perf.wire.stamp_reads: the kernel receive time of the last read
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
-        self.stamped = _stamp_reads(transport) if self.s.stats is not None else None
+        self.stamped = stamp_reads(transport) if self.s.stats is not None else None
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.timer is not None:

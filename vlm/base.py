@@ -31,13 +31,21 @@ class BaseModel:
     def generate_full(
         self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
     ) -> Generation:
-        """Text plus usage. Subclasses implement this one, or `generate`; at least one of the two.
+        """Text plus usage. Subclasses implement this one, `generate`, or `generate_batch` (this is then a batch of
+        one).
 
         params: per-request generation parameters (see vlmkit.generation.GENERATION_PARAMS) that override the
         model's own settings for this call. A model that implements only `generate` cannot take them and says so.
         """
+        if type(self).generate_batch is not BaseModel.generate_batch and type(self).generate is BaseModel.generate:
+            result = self.generate_batch([msgs], dataset, [params])[0]
+            if isinstance(result, BaseException):
+                raise result
+            return result
         if type(self).generate is BaseModel.generate:
-            raise NotImplementedError(f"{type(self).__name__} implements neither generate nor generate_full")
+            raise NotImplementedError(
+                f"{type(self).__name__} implements none of generate, generate_full and generate_batch"
+            )
         if params:
             raise UnsupportedInputError(
                 f"{type(self).__name__} implements only generate(); it cannot apply per-request parameters {sorted(params)}"

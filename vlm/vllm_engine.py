@@ -200,14 +200,6 @@ class VLLMModel(BaseModel):
 
     # ---------------------------------------------------------------------------------------------- generation
 
-    def generate_full(
-        self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
-    ) -> Generation:
-        result = self.generate_batch([msgs], dataset, [params])[0]
-        if isinstance(result, BaseException):
-            raise result
-        return result
-
     def generate_batch(
         self,
         batch: Sequence[Sequence[Any]],
