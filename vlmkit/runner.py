@@ -68,6 +68,7 @@ from vlmkit.results import (
 from vlmkit.run_files import eval_refusal, results_document, write_predictions
 from vlmkit.scoring.result import EvalResult
 from vlmkit.secrets import redacted_argv, scrub
+from vlmkit.video import DEFAULT_NFRAME
 
 log = logging.getLogger("vlmkit")
 MODES = ("all", "infer", "eval")
@@ -163,6 +164,8 @@ class Runner:
             print(f"judge: {self.judge.name} at {self.judge.settings()['base_url']}", flush=True)
         for dataset in built:
             self._rows(dataset)  # an empty dataset is an error before anything is asked
+            for spec in specs:
+                _check_frames(spec, dataset)
             problem = getattr(dataset, "scoring_problem", None)
             why = problem() if callable(problem) and self.options.mode != "infer" else None
             if why:  # e.g. a scorer's missing library: said before a long inference, not after it
@@ -520,6 +523,21 @@ class Runner:
                  "prompts_from": self._prompts_from.get((spec.name, dataset.name))},  # None: no inference this run
             judge=judge,
         )
+
+
+def _check_frames(spec: ModelSpec, dataset: Any) -> None:
+    """ConfigError (one line, before anything is asked) when a dataset shows text picked at certain frames (Video-MME's
+    subtitle variants: `subtitle_sampling`) and one of the kit's models would sample other frames."""
+    wanted = getattr(dataset, "subtitle_sampling", None)
+    if not wanted or not (spec.is_api or spec.is_local):
+        return
+    fps, nframe = spec.kwargs.get("fps"), spec.kwargs.get("nframe")
+    have = {"fps": float(fps)} if fps is not None else {"nframe": nframe if nframe is not None else DEFAULT_NFRAME}
+    if have != wanted:
+        [(key, value)] = wanted.items()
+        [(got_key, got)] = have.items()
+        raise ConfigError(f"{dataset.name} shows the subtitle lines at {key}={value:g}, but {spec.name} would sample "
+                          f"{got_key}={got:g}: run it with --{key} {value:g}")
 
 
 def _same_request(record: dict[str, Any], task: Task) -> bool:

@@ -86,6 +86,9 @@ class SampledVideo:
         }
 
 
+DEFAULT_NFRAME = 8  # frames per clip when neither --nframe nor --fps is given (VLMEvalKit's usual 8-frame setting)
+
+
 def check_sampling(nframe: int | None, fps: float | None) -> dict[str, Any]:
     """{"nframe": N} or {"fps": F}; ValueError unless exactly one is given and it is positive."""
     if (nframe is None) == (fps is None):

@@ -252,3 +252,19 @@ def test_both_through_a_local_qwen2_vl_with_native_video(catalog: dict, lmu_root
     # the MVBench prompt keeps its system turn
     record = json.loads((work / "tiny" / "MVBench" / "predictions.jsonl").open().readline())
     assert record["prompt"][0] == {"role": "system", "content": [{"type": "text", "value": MVBENCH_SYS}]}
+
+
+def test_a_subtitle_variant_refuses_a_model_that_samples_other_frames(catalog: dict, lmu_root: Path, tmp_path: Path,
+                                                                      capsys):
+    snapshot = write_videomme(tmp_path / "Video-MME", VIDEOMME_ROWS[:1])
+    with FaultServer(by_row(["A"])) as server:
+        code = run("--data", "Video-MME_8frame_subs", "--data-root", str(snapshot), "--model", "served",
+                   "--api-base", server.base_url, "--work-dir", str(tmp_path / "out"), "--nframe", "4")
+        asked = chat_requests(server.requests)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and asked == []
+        assert err == ["vlmkit: error: Video-MME_8frame_subs shows the subtitle lines at nframe=8, but served would "
+                       "sample nframe=4: run it with --nframe 8"]
+        code = run("--data", "Video-MME_8frame_subs", "--data-root", str(snapshot), "--model", "served",
+                   "--api-base", server.base_url, "--work-dir", str(tmp_path / "out"))  # the models' default: 8
+        assert code == 0 and len(chat_requests(server.requests)) == 1

@@ -42,7 +42,7 @@ from vlmkit.errors import ConfigError
 from vlmkit.generation import Generation, ModelCallError, Usage
 from vlmkit.openai_format import VIDEO_MODES, to_openai_messages
 from vlmkit.secrets import one_line
-from vlmkit.video import check_sampling, frame_data_urls
+from vlmkit.video import DEFAULT_NFRAME, check_sampling, frame_data_urls
 
 DEFAULT_API_BASE = "https://api.openai.com/v1"
 _ENDPOINT = "/chat/completions"
@@ -176,7 +176,7 @@ class OpenAICompatModel(BaseModel):
         system_prompt: str | None = None,
         extra_body: dict[str, Any] | None = None,
         pool_size: int | None = None,
-        nframe: int | None = 8,
+        nframe: int | None = DEFAULT_NFRAME,
         fps: float | None = None,
         video_mode: str = "frames",
     ) -> None:

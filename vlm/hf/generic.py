@@ -74,7 +74,7 @@ from vlmkit.generation import Generation, UnsupportedInputError, Usage
 from vlmkit.hf_format import to_hf_conversation
 from vlmkit.message import Turn, modalities
 from vlmkit.prompting import dataset_info
-from vlmkit.video import check_sampling, sample_frames
+from vlmkit.video import DEFAULT_NFRAME, check_sampling, sample_frames
 
 _DTYPES = ("auto", "bfloat16", "float16", "float32")
 _PROBE_A, _PROBE_B = "\u27e6probe-a\u27e7", "\u27e6probe-b\u27e7"
@@ -117,7 +117,7 @@ class HFVisionModel(BaseModel):
         max_new_tokens: int | None = None,
         temperature: float = 0.0,
         batch_size: int = 1,
-        nframe: int | None = 8,
+        nframe: int | None = DEFAULT_NFRAME,
         fps: float | None = None,
         video_as_images: bool = False,
         system_prompt: str | None = None,
