@@ -144,7 +144,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from vlmkit.judge_setup import JudgeOptions
     from vlmkit.judging import JudgeStopped
     from vlmkit.resolve import ModelOptions
-    from vlmkit.runner import RunOptions, Runner
+    from vlmkit.runner import Runner, RunOptions
 
     custom = _apply_config(args) if args.config else []
     custom += _custom_entries(args)
@@ -205,7 +205,7 @@ def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom
     from vlmkit.perf.options import PerfInputError
     from vlmkit.perf.run_mode import run_perf_mode
     from vlmkit.resolve import resolve_model
-    from vlmkit.runner import build_datasets
+    from vlmkit.run_inputs import build_datasets
 
     specs = [resolve_model(name, model_options) for name in args.model]
     try:

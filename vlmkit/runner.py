@@ -39,7 +39,13 @@ from vlmkit.ark_output import write_ark_output
 from vlmkit.cells import listed
 from vlmkit.distributed import barrier, local_rank_device, rank_world
 from vlmkit.errors import ConfigError, DataError
-from vlmkit.failures import FirstFailures, RunStopped, errors_by_kind, scoring_failures, with_hint
+from vlmkit.failures import (
+    FirstFailures,
+    RunStopped,
+    errors_by_kind,
+    scoring_failures,
+    with_hint,
+)
 from vlmkit.files import move_aside
 from vlmkit.fingerprint import differences, run_fingerprint, same_settings
 from vlmkit.generation import ModelCallError
@@ -66,9 +72,9 @@ from vlmkit.results import (
     write_summary_table,
 )
 from vlmkit.run_files import eval_refusal, results_document, write_predictions
+from vlmkit.run_inputs import build_datasets, check_frames
 from vlmkit.scoring.result import EvalResult
 from vlmkit.secrets import redacted_argv, scrub
-from vlmkit.video import DEFAULT_NFRAME
 
 log = logging.getLogger("vlmkit")
 MODES = ("all", "infer", "eval")
@@ -165,7 +171,7 @@ class Runner:
         for dataset in built:
             self._rows(dataset)  # an empty dataset is an error before anything is asked
             for spec in specs:
-                _check_frames(spec, dataset)
+                check_frames(spec, dataset)
             problem = getattr(dataset, "scoring_problem", None)
             why = problem() if callable(problem) and self.options.mode != "infer" else None
             if why:  # e.g. a scorer's missing library: said before a long inference, not after it
@@ -525,21 +531,6 @@ class Runner:
         )
 
 
-def _check_frames(spec: ModelSpec, dataset: Any) -> None:
-    """ConfigError (one line, before anything is asked) when a dataset shows text picked at certain frames (Video-MME's
-    subtitle variants: `subtitle_sampling`) and one of the kit's models would sample other frames."""
-    wanted = getattr(dataset, "subtitle_sampling", None)
-    if not wanted or not (spec.is_api or spec.is_local):
-        return
-    fps, nframe = spec.kwargs.get("fps"), spec.kwargs.get("nframe")
-    have = {"fps": float(fps)} if fps is not None else {"nframe": nframe if nframe is not None else DEFAULT_NFRAME}
-    if have != wanted:
-        [(key, value)] = wanted.items()
-        [(got_key, got)] = have.items()
-        raise ConfigError(f"{dataset.name} shows the subtitle lines at {key}={value:g}, but {spec.name} would sample "
-                          f"{got_key}={got:g}: run it with --{key} {value:g}")
-
-
 def _same_request(record: dict[str, Any], task: Task) -> bool:
     """Whether a journalled answer was asked with the prompt and per-row parameters this run builds for its row:
     by `prompt_digest` (media by content), or for records written before it by `prompt_hash` (media by path). A
@@ -573,33 +564,3 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
             }
         )
     return format_table(rows, ["model", "dataset", "metric", "value", "n", "done", "errors", "unread", "status"])
-
-
-def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,
-                   progress: bool = True, keep_local_tsv: bool = False, kind: str | None = None,
-                   metric: str | None = None, like: str | None = None, inference_only: bool = False,
-                   judge: bool = False, data_root: Path | None = None) -> list[Any]:
-    """Catalog/TSV names and custom-file entries (as vlmkit.run_config makes them) -> dataset objects; an
-    EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder).
-    keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it.
-    data_root: the local snapshot folder of benchmarks built from one (datasets_tsv.registry.build_dataset)."""
-    from datasets_tsv.registry import build_dataset
-
-    built = [
-        build_dataset(name, root=root, progress=progress, keep_local_tsv=keep_local_tsv, kind=kind, metric=metric,
-                      like=like, inference_only=inference_only, judge=judge, data_root=data_root)
-        for name in datasets
-    ]
-    if custom:
-        from datasets_tsv.custom import build_custom_dataset, list_subsets
-
-        for entry in custom:
-            options = dict(entry)
-            path = Path(options.pop("path")).expanduser()
-            subsets = options.pop("subsets", None) or (list_subsets(path) if path.is_dir() else [None])
-            built += [build_custom_dataset(path, subset=subset, **options) for subset in subsets]
-    names = [d.name for d in built]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise DataError(f"two datasets are named {twice[0]!r} (their results would share a folder); rename one")
-    return built
