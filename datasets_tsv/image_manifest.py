@@ -74,9 +74,11 @@ class ImageManifest:
         """True when there is a record for name (else nothing there can be reused, whatever its content)."""
         return name in self.changed or name in self.records
 
-    def record(self, name: str, digest: str, path: Path) -> None:
-        """Note that path was just written from content with this digest."""
-        stat = path.stat()
+    def record(self, name: str, digest: str, path: Path, stat: os.stat_result | None = None) -> None:
+        """Note that path was just written from content with this digest (stat: its stat as written, when the
+        writer has it)."""
+        if stat is None:
+            stat = os.stat(path)
         self.changed[name] = (digest, stat.st_size, stat.st_mtime_ns)
 
     def save(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 
@@ -40,5 +41,23 @@ class TableRows:
         if not -len(self) <= i < len(self):
             raise IndexError(f"{self.name}: row {i} out of range ({len(self)} rows)")
         if self._records is None:
-            self._records = self.data.to_dict("records")
+            self._records = _records(self.data)
         return dict(self._records[i])
+
+
+def _records(data: pd.DataFrame) -> list[dict[str, Any]]:
+    """data.to_dict("records"), built column by column when every column has a numpy dtype or is text whose
+    missing value is NaN (pandas' default `str`): `Series.tolist` then gives each value as to_dict does, several
+    times faster than to_dict's boxing cell by cell (0.01 s instead of 0.05 s for 4,329 rows of 13 columns).
+    to_dict itself otherwise (another extension dtype's missing value may differ: Int64's NA is None there)."""
+    if not data.columns.is_unique or not all(map(_plain, data.dtypes)):
+        return data.to_dict("records")
+    columns = [data.iloc[:, j].tolist() for j in range(data.shape[1])]
+    names = list(data.columns)
+    return [dict(zip(names, row)) for row in zip(*columns)] if columns else [{} for _ in range(len(data))]
+
+
+def _plain(dtype: Any) -> bool:
+    return isinstance(dtype, np.dtype) or (
+        isinstance(dtype, pd.StringDtype) and isinstance(dtype.na_value, float) and np.isnan(dtype.na_value)
+    )
