@@ -1,8 +1,8 @@
 """TSVDataset: one benchmark is one TSV file under `$LMUData`.
 
 The table (`data`) holds every column but `image`; images are decoded once, in one streaming pass, into
-`$LMUData/images/<image_folder>/` (see `datasets_tsv.images`). A subclass says what kind it is (`kind`), which
-columns its prompts and its scorer need, how a row becomes a prompt (`prompt_text`) and how predictions are
+`$LMUData/images/<image_folder>/` (see `datasets_tsv.images`; the reading: `datasets_tsv.tsv_read`). A subclass
+says what kind it is (`kind`), which columns its prompts and its scorer need, how a row becomes a prompt (`prompt_text`) and how predictions are
 scored (`_score`). Nothing here looks at the dataset's name to decide behaviour.
 
 Reading the table differs from VLMEvalKit on purpose in one way: only an empty cell is missing. VLMEvalKit's
@@ -34,8 +34,9 @@ from vlmkit.judging import Judge
 from vlmkit.message import Part
 from vlmkit.scoring.result import EvalResult
 
-from .images import DatasetError, decode_images, parse_table, read_header, table_text
+from .images import decode_images
 from .table import TableRows
+from .tsv_read import DatasetError, parse_table, read_header, table_text
 from .tsv_stamp import Identity, StampStore, identity, scan, take_fresh_scan
 
 __all__ = ["DatasetError", "TSVDataset"]

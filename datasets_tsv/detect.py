@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .images import DatasetError, iter_records
+from .tsv_read import DatasetError, iter_records
 from .tsv_stamp import cached_records
 
 CIRCULAR_STRIDE = 1_000_000

@@ -1,4 +1,4 @@
-"""Streaming TSV reading and the image decoder: one pass over a benchmark TSV writes every image once.
+"""The image decoder: one pass over a benchmark TSV writes every image once (the reading: `datasets_tsv.tsv_read`).
 
 TSV conventions (VLMEvalKit's):
 - `image` holds base64. A value of 64 characters or fewer is the `index` of another row whose image(s) this row
@@ -40,23 +40,17 @@ reading and cutting the lines (0.15 s) and the writes (0.2 s, on the second thre
 
 from __future__ import annotations
 
-import ast
 import base64
 import binascii
-import csv
-import io
-import json
 import os
 import queue
 import threading
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-import pandas as pd
 from tqdm import tqdm
 
 from vlmkit.cells import index_key
-from vlmkit.errors import DataError
 from vlmkit.files import (
     UnsafePathError,
     contained_child,
@@ -67,212 +61,10 @@ from vlmkit.media import MediaError, b64_to_bytes, declared_size, image_extensio
 from vlmkit.message import IMAGE_EXTENSIONS
 
 from .image_manifest import ImageManifest, content_digest, relative_name
+from .tsv_read import READ_BLOCK, DatasetError, cell, field_text, iter_cells, parse_list
 
 REFERENCE_MAX_CHARS = 64  # VLMEvalKit: an `image` value this short is another row's index
-_FIELD_LIMIT = 2**31 - 1
-READ_BLOCK = 1 << 22  # bytes per read of a TSV
 _KNOWN_SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
-
-
-class DatasetError(DataError):
-    """Bad dataset input; the text names the file, the row and the field.
-
-    A vlmkit.errors.DataError, so the CLI prints it as one line. Defined here because this is the lowest module
-    of the package; `datasets_tsv.base` re-exports it.
-    """
-
-
-def read_header(tsv: Path) -> list[str]:
-    """The column names of a TSV (its first record), read without touching the rest of the file."""
-    with open(tsv, "rb") as handle:
-        lines = iter(handle)
-        for raw in lines:
-            record = _next_record(lines, raw)
-            if record is not None:
-                return _header(record, tsv)
-    return []
-
-
-def iter_records(tsv: Path, blocks: Iterable[bytes] | None = None) -> tuple[list[str], Iterator[list[bytes]]]:
-    """(header, records) streamed one record at a time, fields as bytes; blank lines are skipped (as pandas does).
-
-    A line without a `"` is split on tabs directly (what the csv module would do, several times faster); a line
-    with one goes through the csv module, which also joins the lines of a quoted field that spans several.
-    Quoting is then the same as pandas' read_csv(sep="\\t"). blocks: the file's bytes as they are being read
-    elsewhere (`vlmkit.files.HashedBlocks`, which hashes the same read), instead of reading tsv here; tsv then
-    only names the file in errors.
-    """
-    records = _records(tsv, blocks)
-    first = next(records, None)
-    return (_header(first, tsv) if first is not None else []), records
-
-
-def iter_cells(tsv: Path, names: tuple[str, ...], blocks: Iterable[bytes]) -> tuple[list[str], Iterator[list[bytes]]]:
-    """(header, records) as `iter_records` gives them, but each record only the cells of the named columns, in
-    names' order (b"" for a column the header lacks or a short row lacks, as `_cell` reads a record).
-
-    For the image pass, which needs three cells of each row, one of them a large base64 image: a line without a
-    `"` is cut at its tabs with `bytes.find` (one copy of each wanted cell) instead of being split into every
-    field, several times cheaper on rows of 50 KB; a line with one goes through `iter_records`' csv path, so both
-    give the same cells. A column named twice in the header is its last one (as a dict built from the header).
-    blocks: the file's bytes (tsv only names it in errors)."""
-    lines = _lines(blocks)
-    header: list[str] = []
-    for raw in lines:
-        record = _next_record(lines, raw)
-        if record is not None:
-            header = _header(record, tsv)
-            break
-    columns = {name: i for i, name in enumerate(header)}
-    return header, _cells_of(lines, [columns.get(name) for name in names])
-
-
-def _cells_of(lines: Iterator[bytes], cols: list[int | None]) -> Generator[list[bytes], None, None]:
-    last = max((c for c in cols if c is not None), default=-1)
-    find = bytes.find
-    for raw in lines:
-        if b'"' in raw:
-            record = _next_record(lines, raw)
-            if record is not None:
-                yield [_cell(record, c) for c in cols]
-            continue
-        end = len(raw)
-        while end and raw[end - 1] in (10, 13):  # what rstrip(b"\r\n") leaves
-            end -= 1
-        if not end:
-            continue  # a blank line
-        starts = [0]
-        at = 0
-        while len(starts) <= last and (at := find(raw, b"\t", at, end)) >= 0:
-            at += 1
-            starts.append(at)
-        cells = []
-        for c in cols:
-            if c is None or c >= len(starts):
-                cells.append(b"")
-            else:
-                stop = find(raw, b"\t", starts[c], end)
-                cells.append(raw[starts[c]:stop if stop >= 0 else end])
-        yield cells
-
-
-def _records(tsv: Path, blocks: Iterable[bytes] | None) -> Generator[list[bytes], None, None]:
-    if blocks is None:
-        with open(tsv, "rb", buffering=0) as handle:
-            yield from _records_of(_lines(iter(lambda: handle.read(READ_BLOCK), b"")))
-    else:
-        yield from _records_of(_lines(blocks))
-
-
-def _records_of(lines: Iterator[bytes]) -> Generator[list[bytes], None, None]:
-    for raw in lines:
-        record = _next_record(lines, raw)
-        if record is not None:
-            yield record
-
-
-def _lines(blocks: Iterable[bytes]) -> Generator[bytes, None, None]:
-    """The lines of a file read in large blocks, each with its `\\n`, as a file object gives them (split in C, one
-    copy of each line; a file object's readline copies a long line several times through its small buffer)."""
-    pending: list[bytes] = []  # the start of a line that runs on into the next block(s)
-    for block in blocks:
-        lines = io.BytesIO(block).readlines()
-        if pending:
-            pending.append(lines[0])
-            if not lines[0].endswith(b"\n"):  # the whole block is inside one line
-                continue
-            lines[0] = b"".join(pending)
-            pending = []
-        if not lines[-1].endswith(b"\n"):
-            pending.append(lines.pop())
-        yield from lines
-    if pending:
-        yield b"".join(pending)
-
-
-def _header(record: list[bytes], tsv: Path) -> list[str]:
-    header = [_text(f, tsv, "header", "") for f in record]
-    if header and header[0].startswith("\ufeff"):
-        header[0] = header[0][1:]
-    return header
-
-
-def _next_record(lines: Iterator[bytes], raw: bytes) -> list[bytes] | None:
-    if not raw.strip(b"\r\n"):
-        return None
-    if b'"' not in raw:
-        return raw.rstrip(b"\r\n").split(b"\t")
-
-    def source() -> Iterator[str]:
-        yield raw.decode("utf-8", "surrogateescape")
-        for more in lines:  # pulled only while inside a quoted field
-            yield more.decode("utf-8", "surrogateescape")
-
-    if csv.field_size_limit() < _FIELD_LIMIT:  # the default 128 KiB is less than one base64 image
-        csv.field_size_limit(_FIELD_LIMIT)
-    record = next(csv.reader(source(), delimiter="\t"), [])
-    if not any(record):
-        return None
-    return [f.encode("utf-8", "surrogateescape") for f in record]
-
-
-def _text(field: bytes, tsv: Path, pos: int | str, column: str) -> str:
-    try:
-        return field.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"{tsv}: row {pos}, field {column}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-
-
-def read_table(tsv: Path, *, skip: str = "image", text_columns: frozenset[str] = frozenset()) -> pd.DataFrame:
-    """Every column but skip, read as pandas reads the TSV, without ever holding the skipped column in memory.
-
-    The records are streamed, the kept fields re-written to an in-memory TSV (`table_text`) and parsed by pandas
-    (`parse_table`, so types are inferred exactly as read_csv infers them). Only an empty cell is missing;
-    text_columns stay strings.
-    """
-    return parse_table(table_text(tsv, skip=skip), tsv, text_columns=text_columns)
-
-
-def table_text(tsv: Path, *, skip: str = "image", blocks: Iterable[bytes] | None = None) -> str:
-    """Every column but skip as TSV text (quoted as the csv module quotes), streamed from tsv (or from blocks, its
-    bytes as read elsewhere: see `iter_records`); the text `datasets_tsv.tsv_stamp` caches."""
-    header, records = iter_records(tsv, blocks)
-    keep = [i for i, name in enumerate(header) if name != skip]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
-    writer.writerow([header[i] for i in keep])
-    for pos, record in enumerate(records):
-        if len(record) > len(header) and any(record[len(header):]):
-            raise DatasetError(f"{tsv}: row {pos} has {len(record)} fields but the header has {len(header)}")
-        writer.writerow([_text(record[i], tsv, pos, header[i]) if i < len(record) else "" for i in keep])
-    return buffer.getvalue()
-
-
-def parse_table(text: str, tsv: Path, *, text_columns: frozenset[str] = frozenset()) -> pd.DataFrame:
-    """The table of `table_text`'s text (tsv only names the file in errors)."""
-    names = next(csv.reader(io.StringIO(text), delimiter="\t"), [])  # the header record only
-    dtypes = {c: str for c in names if c in text_columns}
-    try:
-        return pd.read_csv(io.StringIO(text), sep="\t", dtype=dtypes, keep_default_na=False, na_values=[""])
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise DatasetError(f"{tsv}: cannot read as a TSV ({exc})") from None
-
-
-def parse_list(text: str) -> list[str] | None:
-    """A list value (`[...]` as JSON or a Python literal) as a list of strings; None when text is not a list."""
-    text = text.strip()
-    if not text.startswith("["):
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return None
-    return value
 
 
 B64 = str | bytes  # a base64 field as read (bytes from the stream, str from a parsed list)
@@ -536,16 +328,16 @@ def _stream(
     total = len(index_keys) if index_keys is not None else None
     with tqdm(total=total, desc=f"images {folder.name}", unit="row", disable=not progress, leave=False) as bar:
         for pos, record in enumerate(records):
-            index = _text(_cell(record, col_index), tsv, pos, "index").strip()
+            index = field_text(cell(record, col_index), tsv, pos, "index").strip()
             key = index_key(index)
             if index_keys is not None and (pos >= len(index_keys) or index_keys[pos] != key):
                 raise DatasetError(f"{tsv}: row {pos} (index {index}): the rows changed since the table was read")
             position.setdefault(key, pos)
             raw_indices.append(index)
-            image = _cell(record, col_image).strip()
-            image_path = _text(_cell(record, col_path), tsv, pos, "image_path").strip()
+            image = cell(record, col_image).strip()
+            image_path = field_text(cell(record, col_path), tsv, pos, "image_path").strip()
             if image and len(image) <= REFERENCE_MAX_CHARS and not image.startswith(b"["):
-                references[pos] = index_key(_text(image, tsv, pos, "image"))
+                references[pos] = index_key(field_text(image, tsv, pos, "image"))
                 files.append(None)
             elif image:
                 files.append(_decode_row(decoder, image, image_path, pos, index))
@@ -556,9 +348,6 @@ def _stream(
             bar.update(1)
     return files, references, position, raw_indices
 
-
-def _cell(record: list[bytes], col: int | None) -> bytes:
-    return record[col] if col is not None and col < len(record) else b""
 
 
 def _names(image_path: str, count: int, pos: int, index: str, decoder: _Decoder) -> list[str | None]:
@@ -576,7 +365,7 @@ def _names(image_path: str, count: int, pos: int, index: str, decoder: _Decoder)
 
 def _decode_row(decoder: _Decoder, image: bytes, image_path: str, pos: int, index: str) -> list[str]:
     if image.startswith(b"["):
-        images = parse_list(_text(image, decoder.tsv, pos, "image"))
+        images = parse_list(field_text(image, decoder.tsv, pos, "image"))
         if images is None:
             raise DatasetError(f"{decoder.where(pos, index, 'image')}: starts with '[' but is not a list of strings")
         names = _names(image_path, len(images), pos, index, decoder)

@@ -36,7 +36,7 @@ from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.video_mcq import candidate_list, mvbench_target, score_mvbench
 from vlmkit.video_clips import clip_file, frames_folder_clip
 
-from .images import DatasetError
+from .tsv_read import DatasetError
 from .video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 SYSTEM = (

@@ -22,8 +22,8 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 
 from .base import OPTION_LETTERS
-from .images import DatasetError
 from .snapshot_images import SnapshotImages
+from .tsv_read import DatasetError
 
 MME_RW_EN = (
     "Select the best answer to the above multiple-choice question based on the image. "

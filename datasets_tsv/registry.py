@@ -24,7 +24,13 @@ from vlmkit.errors import ConfigError, DataError
 from vlmkit.registry import Registry, RegistryError, import_target
 
 from .catalog import CatalogRow, catalog_rows, parse_rows
-from .user_rules import KIND_CLASSES, Rules, kind_metric_options, read_sidecar, rules_from
+from .user_rules import (
+    KIND_CLASSES,
+    Rules,
+    kind_metric_options,
+    read_sidecar,
+    rules_from,
+)
 
 if TYPE_CHECKING:  # the dataset classes (and pandas) load only when a dataset is built
     from .base import TSVDataset

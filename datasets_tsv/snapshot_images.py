@@ -14,7 +14,7 @@ from vlmkit.cells import is_blank
 from vlmkit.files import UnsafePathError, contained_path
 
 from .base import TSVDataset
-from .images import DatasetError, parse_list
+from .tsv_read import DatasetError, parse_list
 
 
 class SnapshotImages(TSVDataset):

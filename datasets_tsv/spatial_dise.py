@@ -31,8 +31,8 @@ from vlmkit.files import (
     write_text_atomic,
 )
 
-from .images import DatasetError
 from .spatial_mcq import SpatialMCQDataset
+from .tsv_read import DatasetError
 
 REPO = "TACPS-liv/Spatial-DISE"
 SPLITS = ("benchmark", "test", "val", "train")

@@ -31,9 +31,9 @@ from vlmkit.judging import Judge
 from vlmkit.message import Part
 from vlmkit.scoring.result import EvalResult
 
-from .images import DatasetError
 from .snapshot_images import SnapshotImages
 from .spatial_prompts import STYLE_COLUMNS, STYLES
+from .tsv_read import DatasetError
 
 INTERLEAVE = ("none", "between", "after")
 NO_JUDGE_NOTE = "VLMEvalKit's spatial_bench scorer reads answers by rule only; the judge given was not asked"

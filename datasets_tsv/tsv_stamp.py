@@ -13,7 +13,7 @@ its identity must be the same before and after hashing. Otherwise a rewrite land
 the one just hashed could keep the identity and be taken for the hashed file. This assumes the file system's
 clock agrees with this machine's to within that margin (true of local file systems).
 
-The stamp also holds the table (every column but `image`, as the text `images.table_text` builds) in
+The stamp also holds the table (every column but `image`, as the text `tsv_read.table_text` builds) in
 `<key>.table` beside it (not named .tsv, so nothing takes it for a benchmark), checked by its SHA-1, so a load of
 an unchanged file parses under 1 MB instead of streaming 200 MB; pandas parses that text exactly as on a first
 load, so the table is the same. The image decoder keys its own shortcut on the same verified MD5
@@ -49,7 +49,7 @@ from typing import Any
 from vlmkit.errors import DataError
 from vlmkit.files import HashedBlocks, write_bytes_atomic, write_text_atomic
 
-from .images import table_text
+from .tsv_read import table_text
 
 STAMP_DIR = ".vlmkit/tsv-stamps"
 VERSION = 1
@@ -173,7 +173,7 @@ def take_fresh_scan(tsv: Path, ident: Identity, table_skip: str) -> Scan | None:
 
 
 def cached_records(root: Path, tsv: Path, table_skip: str = "image") -> tuple[list[str], Iterator[list[bytes]]] | None:
-    """(header, records) of tsv's columns but table_skip: what `images.iter_records` gives for those columns, for a
+    """(header, records) of tsv's columns but table_skip: what `tsv_read.iter_records` gives for those columns, for a
     reader that needs only a few of them (the kind detection of a local TSV) before the dataset is constructed.
 
     From the stamp when the file is unchanged since it was stamped (the file is not read). Otherwise from one

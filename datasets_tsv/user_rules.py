@@ -119,7 +119,7 @@ def kind_metric_options(tsv: Path, rules: Rules) -> tuple[str, dict[str, Any], s
     """(class target, constructor options, why) for explicit kind/metric rules (no like)."""
     kind = rules.kind or METRIC_KIND[rules.metric]  # type: ignore[index]
     where = rules.source or "the arguments"
-    from .images import read_header  # pandas: only when a dataset is built
+    from .tsv_read import read_header  # pandas: only when a dataset is built
 
     header = read_header(tsv)
     if kind == "mcq" and not {"A", "B"} <= set(header):

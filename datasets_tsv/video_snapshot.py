@@ -34,8 +34,8 @@ from vlmkit.judging import Judge
 from vlmkit.message import Part
 from vlmkit.scoring.result import EvalResult
 
-from .images import DatasetError
 from .table import TableRows
+from .tsv_read import DatasetError
 
 __all__ = ["SnapshotVideoDataset", "find_snapshot"]
 

@@ -37,7 +37,7 @@ from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.video_mcq import candidate_list, score_videomme
 from vlmkit.video import check_sampling, probe_video
 
-from .images import DatasetError
+from .tsv_read import DatasetError
 from .video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 PARQUET = "videomme/test-00000-of-00001.parquet"

@@ -31,8 +31,8 @@ from vlmkit.message import ROLES, MessageError, normalise_conversation
 from .fields import (
     QUESTION_KEYS,
     SYSTEM_KEYS,
-    literal_dict,
     answer_keys,
+    literal_dict,
     parse_max_tokens,
     pick,
     require_question,

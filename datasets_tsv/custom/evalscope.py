@@ -19,7 +19,15 @@ from pathlib import Path
 
 from datasets_tsv.image_mcq import mcq_prompt
 
-from .fields import answer_keys, detect_options, pick, require_question, resolve_answer, row_options, text_value
+from .fields import (
+    answer_keys,
+    detect_options,
+    pick,
+    require_question,
+    resolve_answer,
+    row_options,
+    text_value,
+)
 from .reading import SUFFIXES, CustomDataError, read_records, where
 from .text_mcq_qa import answer_value
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from datasets_tsv.images import DatasetError
+from datasets_tsv.tsv_read import DatasetError
 
 SUFFIXES = (".jsonl", ".csv")
 _FIELD_LIMIT = 1 << 30

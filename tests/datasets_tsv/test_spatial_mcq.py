@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 
 from datasets_tsv import catalog
-from datasets_tsv.images import DatasetError
 from datasets_tsv.registry import build_row, scorer_id
 from datasets_tsv.spatial_mcq import SpatialMCQDataset
+from datasets_tsv.tsv_read import DatasetError
 from vlmkit.scoring.spatial_mcq import read_option_letter
 
 from .tsvs import b64, image_bytes, write_tsv
-
 
 
 def build(root: Path, name: str, rows: list[dict], **kwargs) -> SpatialMCQDataset:

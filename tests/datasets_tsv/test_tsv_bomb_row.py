@@ -11,7 +11,7 @@ from pathlib import Path
 from datasets_tsv.image_yorn import ImageYORNDataset
 from tests.servers import FaultServer, Recorded, Reply, chat_reply
 from vlmkit.resolve import ModelOptions, resolve_model
-from vlmkit.runner import RunOptions, Runner
+from vlmkit.runner import Runner, RunOptions
 
 from .tsvs import b64, image_bytes, write_tsv
 

@@ -14,7 +14,8 @@ import pytest
 from datasets_tsv.base import DatasetError
 from datasets_tsv.image_manifest import MANIFEST_NAME
 from datasets_tsv.image_yorn import ImageYORNDataset
-from datasets_tsv.images import _CELLS, _cell, iter_cells, iter_records
+from datasets_tsv.images import _CELLS
+from datasets_tsv.tsv_read import cell, iter_cells, iter_records
 from vlmkit.files import contained_child, write_bytes_atomic
 
 from .tsvs import b64, image_bytes, write_tsv
@@ -41,7 +42,7 @@ TRICKY = (
 
 def picked(header: list[str], records, names=_CELLS) -> list[list[bytes]]:
     columns = {name: i for i, name in enumerate(header)}
-    return [[_cell(record, columns.get(name)) for name in names] for record in records]
+    return [[cell(record, columns.get(name)) for name in names] for record in records]
 
 
 @pytest.mark.parametrize("block", [1, 3, 7, 64, 1 << 22])

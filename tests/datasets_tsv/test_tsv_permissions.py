@@ -6,12 +6,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-
 from datasets_tsv.image_manifest import MANIFEST_NAME
 from datasets_tsv.image_mcq import ImageMCQDataset
 
 from .tsvs import b64, image_bytes, write_tsv
-
 
 
 def modes(paths: list[Path]) -> set[int]:

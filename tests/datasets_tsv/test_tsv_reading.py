@@ -7,7 +7,7 @@ import pytest
 
 from datasets_tsv.base import DatasetError
 from datasets_tsv.image_vqa import ImageVQADataset
-from datasets_tsv.images import iter_records, read_table
+from datasets_tsv.tsv_read import iter_records, read_table
 
 from .tsvs import b64, image_bytes, write_tsv
 

@@ -16,8 +16,8 @@ import pytest
 
 from datasets_tsv.image_manifest import MANIFEST_NAME
 from datasets_tsv.image_mcq import ImageMCQDataset
-from datasets_tsv.images import DatasetError, _lines, iter_records, table_text
 from datasets_tsv.registry import build_dataset
+from datasets_tsv.tsv_read import DatasetError, _lines, iter_records, table_text
 from datasets_tsv.tsv_stamp import (
     SETTLE_NS,
     STAMP_DIR,

@@ -14,7 +14,7 @@ import pandas as pd
 
 from datasets_tsv.image_manifest import MANIFEST_NAME
 from datasets_tsv.image_mcq import ImageMCQDataset
-from datasets_tsv.images import iter_records
+from datasets_tsv.tsv_read import iter_records
 from datasets_tsv.tsv_stamp import SETTLE_NS, STAMP_DIR, cached_records
 
 from .tsvs import b64, image_bytes, write_tsv

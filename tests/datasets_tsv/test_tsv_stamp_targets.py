@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from datasets_tsv.images import DatasetError, decode_images
+from datasets_tsv.images import decode_images
+from datasets_tsv.tsv_read import DatasetError
 from vlmkit.files import UnsafePathError, contained_child, contained_path
 
 from .tsvs import b64, image_bytes, write_tsv

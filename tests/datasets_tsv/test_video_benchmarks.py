@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from datasets_tsv.images import DatasetError
 from datasets_tsv.mvbench import MVBench, MVBenchMP4
+from datasets_tsv.tsv_read import DatasetError
 from datasets_tsv.videomme import VideoMME
 from tests.media_files import nearest_frame
 from tests.video_snapshots import (

@@ -217,7 +217,7 @@ def test_a_real_run_journal_gives_arks_example_output(tmp_path: Path):
     from tests.servers import FaultServer, Recorded, Reply, chat_reply
     from vlmkit.journal import Journal
     from vlmkit.resolve import ModelOptions, resolve_model
-    from vlmkit.runner import RunOptions, Runner
+    from vlmkit.runner import Runner, RunOptions
 
     seed_lines = (FIXTURES / "ark" / "multi_turn_output.jsonl").read_text(encoding="utf-8").splitlines()
     expected = [json.loads(line) for line in seed_lines]

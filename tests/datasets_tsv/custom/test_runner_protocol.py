@@ -10,7 +10,7 @@ from pathlib import Path
 from datasets_tsv.custom import build_custom_dataset
 from tests.servers import FaultServer, Recorded, Reply, chat_reply
 from vlmkit.resolve import ModelOptions, resolve_model
-from vlmkit.runner import RunOptions, Runner
+from vlmkit.runner import Runner, RunOptions
 
 from .conftest import FIXTURES
 
