@@ -3,7 +3,8 @@
 The table (`data`) holds every column but `image`; images are decoded once, in one streaming pass, into
 `$LMUData/images/<image_folder>/` (see `datasets_tsv.images`; the reading: `datasets_tsv.tsv_read`). A subclass
 says what kind it is (`kind`), which columns its prompts and its scorer need, how a row becomes a prompt
-(`prompt_text`) and how predictions are scored (`_score`). Nothing here looks at the dataset's name to decide behaviour.
+(`prompt_text`) and how predictions are scored (`_score`). Nothing here looks at the dataset's name to decide
+behaviour.
 
 Reading the table differs from VLMEvalKit on purpose in one way: only an empty cell is missing. VLMEvalKit's
 pandas defaults also turn the texts `None`, `NA`, `null`, `nan` ... into NaN, which drops such an option from
