@@ -60,7 +60,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -69,9 +68,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from mock_openai_server import running_server  # noqa: E402  (tools/, this script's folder)
+
 from vlmkit.perf import PerfOptions, run_perf  # noqa: E402
 
-MOCK = ROOT / "tools" / "mock_openai_server.py"
 TRUE_MS = 20.0
 _PIN = True  # pin the mock server and evalscope to their cores (--no-pin: leave placement to the OS)
 
@@ -80,23 +80,9 @@ def _pinned(core: int) -> Any:
     return (lambda: os.sched_setaffinity(0, {core})) if _PIN else None
 
 
-@contextmanager
-def mock_server(core: int, *args: str) -> Iterator[str]:
-    """A mock server pinned to `core`; yields its /v1 base URL. Stopped with SIGTERM (it then writes --stats)."""
-    proc = subprocess.Popen(
-        [sys.executable, str(MOCK), "--port", "0", *args],
-        stdout=subprocess.PIPE, text=True, preexec_fn=_pinned(core),
-    )
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        if not line.startswith("listening on "):
-            raise RuntimeError(f"mock server did not start: {line!r}")
-        yield line.split()[-1] + "/v1"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        if proc.stdout:
-            proc.stdout.close()
+def mock_server(core: int, *args: str) -> Any:
+    """tools/mock_openai_server.py pinned to `core` (unless --no-pin); yields its /v1 base URL."""
+    return running_server(*args, core=core if _PIN else None)
 
 
 def qa_dataset(folder: Path, n: int = 100) -> Any:

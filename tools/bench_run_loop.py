@@ -28,39 +28,17 @@ import contextlib
 import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-MOCK = ROOT / "tools" / "mock_openai_server.py"
+from mock_openai_server import running_server  # noqa: E402  (tools/, this script's folder)
+
 _PIN = True
-
-
-def _pinned(core: int) -> Any:
-    return (lambda: os.sched_setaffinity(0, {core})) if _PIN else None
-
-
-@contextlib.contextmanager
-def mock_server(core: int) -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, str(MOCK), "--port", "0", "--tokens", "4"], stdout=subprocess.PIPE,
-                            text=True, preexec_fn=_pinned(core))
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        if not line.startswith("listening on "):
-            raise RuntimeError(f"mock server did not start: {line!r}")
-        yield line.split()[-1] + "/v1"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        if proc.stdout:
-            proc.stdout.close()
 
 
 def write_dataset(folder: Path, rows: int) -> Path:
@@ -164,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     run_s: list[float] = []
     loop_s: list[float] = []
     bare_s: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="bench_run_loop_") as folder, mock_server(server) as url:
+    mock = running_server("--tokens", "4", core=server if _PIN else None)
+    with tempfile.TemporaryDirectory(prefix="bench_run_loop_") as folder, mock as url:
         tmp = Path(folder)
         data = write_dataset(tmp, args.rows)
         bodies = bodies_for(data, url)

@@ -39,10 +39,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import re
 import signal
+import subprocess
 import sys
+from collections.abc import Iterator
 from time import monotonic_ns
 from typing import Any
 
@@ -324,6 +328,25 @@ async def serve(args: argparse.Namespace) -> None:
     settings.write_stats()
     if settings.record is not None:
         settings.record.close()
+
+
+@contextlib.contextmanager
+def running_server(*args: str, core: int | None = None) -> Iterator[str]:
+    """This server in a subprocess on a free port (pinned to `core` when given), for the benchmark tools; yields its
+    /v1 base URL. Stopped with SIGTERM on exit (it then writes --stats)."""
+    pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
+    proc = subprocess.Popen([sys.executable, __file__, "--port", "0", *args], stdout=subprocess.PIPE, text=True,
+                            preexec_fn=pin)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if not line.startswith("listening on "):
+            raise RuntimeError(f"mock server did not start: {line!r}")
+        yield line.split()[-1] + "/v1"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        if proc.stdout:
+            proc.stdout.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,8 +41,8 @@ MAX_BACKOFF_S = 60.0
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504}) | frozenset(range(505, 600))
 
 
-def make_session(pool_size: int = 1) -> Session:
-    """A session for one thread (`pool_size` is kept for older callers: a session holds one connection per host)."""
+def make_session() -> Session:
+    """A session for one thread (it holds one kept-alive connection per host)."""
     return Session()
 
 
