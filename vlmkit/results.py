@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import math
 import platform
-import re
 import subprocess
 import sys
 from collections.abc import Iterable
 from datetime import datetime, timezone
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,10 @@ import pandas as pd
 from vlmkit import __version__
 from vlmkit.files import write_text_atomic
 from vlmkit.secrets import scrub
+from vlmkit.xlsx import write_xlsx
 
 SCHEMA_VERSION = 1
 EXCEL_CELL_LIMIT = 32_767
-# openpyxl refuses these control characters in cells.
-_ILLEGAL_XLSX = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _PACKAGES = ("numpy", "pandas", "pillow", "requests", "torch", "transformers", "tokenizers", "openpyxl", "rapidfuzz")
 
 
@@ -36,6 +35,11 @@ def now_iso() -> str:
 
 
 def package_versions() -> dict[str, str | None]:
+    return dict(_package_versions())
+
+
+@lru_cache(maxsize=1)  # installed versions do not change while a command runs; the lookups cost ~15 ms
+def _package_versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {"python": platform.python_version(), "vlmkit": __version__}
     for name in _PACKAGES:
         try:
@@ -46,7 +50,14 @@ def package_versions() -> dict[str, str | None]:
 
 
 def git_state(repo: Path) -> dict[str, Any] | None:
-    """Commit and dirtiness of the checkout vlmkit runs from, when it is one."""
+    """Commit and dirtiness of the checkout vlmkit runs from, when it is one (asked once per command: two git
+    processes for every (model, dataset) pair cost more than a small pair's scoring)."""
+    state = _git_state(repo)
+    return dict(state) if state is not None else None
+
+
+@lru_cache(maxsize=4)
+def _git_state(repo: Path) -> dict[str, Any] | None:
     try:
         commit = subprocess.run(
             ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=True
@@ -70,30 +81,36 @@ def host_info() -> dict[str, Any]:
     return info
 
 
-def _excel_safe(value: Any) -> tuple[Any, bool]:
-    if isinstance(value, (list, dict)):  # conversations, media path lists, parameters: readable JSON, not repr
-        value = json.dumps(value, ensure_ascii=False, default=str)
-    if not isinstance(value, str):
-        return value, False
-    cleaned = _ILLEGAL_XLSX.sub("", value)
-    if len(cleaned) > EXCEL_CELL_LIMIT:
-        return cleaned[: EXCEL_CELL_LIMIT - 20] + " …[truncated]", True
-    return cleaned, False
+def _excel_cells(values: list[Any]) -> tuple[list[Any], int]:
+    """A column's cells as the xlsx takes them: lists and dicts as JSON text, strings cut to Excel's limit; and how
+    many were cut. (vlmkit.xlsx removes what XML forbids.)"""
+    if not any(isinstance(v, (list, dict)) or (type(v) is str and len(v) > EXCEL_CELL_LIMIT) for v in values):
+        return values, 0  # the usual column: nothing to change
+    out, cut = [], 0
+    for value in values:
+        if isinstance(value, (list, dict)):  # conversations, media path lists, parameters: readable JSON, not repr
+            value = json.dumps(value, ensure_ascii=False, default=str)
+        if isinstance(value, str) and len(value) > EXCEL_CELL_LIMIT:
+            value, cut = value[: EXCEL_CELL_LIMIT - 20] + " …[truncated]", cut + 1
+        out.append(value)
+    return out, cut
 
 
 def write_prediction_table(path: Path, table: pd.DataFrame) -> int:
-    """The VLMEvalKit predictions file (every TSV column but `image`, plus `prediction`). Returns how many cells
-    were cut to Excel's 32,767-character limit (predictions.jsonl keeps them whole)."""
+    """The VLMEvalKit predictions file (every TSV column but `image`, plus `prediction`), written by vlmkit.xlsx
+    (pandas' openpyxl writer took 20x longer). Returns how many cells were cut to Excel's 32,767-character limit
+    (predictions.jsonl keeps them whole)."""
     truncated = 0
-    safe = table.copy()
-    for column in safe.columns:
-        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
-            cells = [_excel_safe(v) for v in safe[column]]
-            truncated += sum(cut for _, cut in cells)
-            safe[column] = [v for v, _ in cells]
+    columns = []
+    for column in table.columns:
+        values = table[column].tolist()
+        if table[column].dtype == object or pd.api.types.is_string_dtype(table[column]):
+            values, cut = _excel_cells(values)
+            truncated += cut
+        columns.append(values)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp.xlsx")
-    safe.to_excel(tmp, index=False, engine="openpyxl")
+    write_xlsx(tmp, [str(c) for c in table.columns], list(zip(*columns)) if columns else [])
     tmp.replace(path)
     return truncated
 
