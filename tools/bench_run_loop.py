@@ -7,12 +7,12 @@ does not stream), pinned to one core; each client pinned to the other:
 
 1. `vlmkit run` (vlmkit.cli.main in this process, as the command line runs it): a served model (`--api-base`) on a
    text-only custom QA dataset of N rows written to a temporary folder, `--nproc` requests at once, a fresh work
-   dir: the whole command (dataset load, inference with the journal appended and flushed per sample, scoring,
-   results files). The progress bar is drawn only on a terminal; here it is off, as in a script.
-2. the run loop alone: vlmkit.inference.run_api, what `vlmkit run` calls to infer (`--nproc` worker threads
-   calling the model, each answer made a record and appended + flushed to the journal, the progress bar drawn to
-   a discarded stream), on the same rows, with the same model class; without the dataset load, the scoring and
-   the result files (xlsx, csv, results.json) the whole command adds;
+   dir: the whole command (dataset load, inference with each answer journalled as it arrives, scoring, results
+   files). The progress bar is drawn only on a terminal; here it is off, as in a script.
+2. the run loop alone: vlmkit.inference.run_api, what `vlmkit run` calls to infer (`--nproc` worker threads, each
+   calling the model and appending its answer's record to the journal, one write per record; the progress bar
+   drawn to a discarded stream), on the same rows, with the same model class; without the dataset load, the
+   scoring and the result files (xlsx, jsonl, csv, results.json) the whole command adds;
 3. the floor: a bare aiohttp loop sending the same N request bodies (built by the same model class before the
    clock starts) with the same concurrency, reading and JSON-parsing each answer, nothing else.
 

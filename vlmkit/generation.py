@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 # HTTP statuses that the same request will meet again however often it is sent (a wrong model id, path, key or
@@ -39,7 +39,9 @@ class Usage:
         self.reasoning_tokens += other.reasoning_tokens
 
     def to_dict(self) -> dict[str, int]:
-        return asdict(self)
+        # spelled out: dataclasses.asdict deep-copies and cost a fifth of a journalled record's time
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "reasoning_tokens": self.reasoning_tokens}
 
 
 @dataclass

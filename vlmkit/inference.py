@@ -1,6 +1,6 @@
 """Asking a model for every pending sample and journalling each answer as it arrives.
 
-API models run `nproc` requests at once (daemon worker threads; this thread journals); local models run batches
+API models run `nproc` requests at once (daemon worker threads, each journalling its answers); local models run batches
 through `generate_batch`. Either way a record reaches the journal (append + flush) the moment its answer exists, and a
 failure is stored as a typed error record, never as a prediction.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -98,7 +97,7 @@ def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | 
     if task.params:
         record["params"] = task.params
     if isinstance(result, BaseException):
-        record.update(prediction=None, error=error_record(result), usage=None, latency_ms=elapsed_ms)
+        record.update(prediction=None, error=error_record(result), usage=None, latency_ms=_ms(elapsed_ms))
     else:
         extra = dict(result.extra)
         answer, thinking, truncated = split_reasoning(result.text)
@@ -108,13 +107,18 @@ def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | 
             prediction=None if truncated else answer,
             error=_truncated_error(extra.get("finish_reason")) if truncated else None,
             usage=result.usage.to_dict() if result.usage else None,
-            latency_ms=result.latency_ms if result.latency_ms is not None else elapsed_ms,
+            latency_ms=_ms(result.latency_ms if result.latency_ms is not None else elapsed_ms),
         )
         if thinking is not None:
             record["reasoning"] = thinking
         if extra:
             record["extra"] = extra
     return record
+
+
+def _ms(value: float | None) -> float | None:
+    """Milliseconds to the microsecond: the clock says no more, and 16-digit floats cost every JSON line."""
+    return None if value is None else round(value, 3)
 
 
 def _truncated_error(finish_reason: Any) -> dict[str, Any]:
@@ -134,83 +138,78 @@ def run_api(
     model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str, nproc: int, desc: str,
     progress: bool = True, watch: Watch | None = None,
 ) -> int:
-    """Up to nproc requests in flight; records are appended from this thread only. Returns the error count.
+    """Up to nproc requests in flight; returns the error count.
 
-    Workers are daemon threads that put each result on a queue this thread drains, so that on Ctrl-C (or an early
-    stop: `watch` returns a message for a record) every answer that has already arrived is journalled and the
-    function leaves at once, without waiting for the requests still in flight (they are abandoned; the model's
-    `close()` by the caller drops their connections).
+    Each worker (a daemon thread) journals its own answer under a lock the moment it arrives, then takes the next task
+    only if nothing has stopped the run: however fast the server answers, an early stop (`watch` returns a message for
+    a record) leaves at most nproc - 1 requests asked beyond the record that decided it. This thread only waits, so
+    that on Ctrl-C (or that stop) it leaves at once, without waiting for the requests still in flight: they are
+    abandoned (the model's `close()` by the caller drops their connections) and every answer that had arrived is in
+    the journal. (Handing each answer to this thread instead cost two thread wake-ups per sample: a fifth of the
+    loop's time against an instant server, tools/bench_run_loop.py.)
     """
-    todo: queue.SimpleQueue[Task] = queue.SimpleQueue()
-    for task in tasks:
-        todo.put(task)
-    results: queue.SimpleQueue[tuple[Task, Generation | BaseException, float]] = queue.SimpleQueue()
-    stop = threading.Event()
+    if not tasks:
+        return 0
+    pending = iter(tasks)
+    lock = threading.Lock()
+    finished = threading.Event()
+    # stopping: no new task is taken (the run is stopping); closed: nothing more is journalled (this thread has left)
+    outcome: dict[str, Any] = {"received": 0, "errors": 0, "stopping": False, "closed": False, "stop": None,
+                               "failure": None}
     n_threads = max(1, min(nproc, len(tasks)))
-    # A worker takes a task only while fewer than n_threads answers are in flight or waiting to be journalled: however
-    # fast the server answers, an early stop (`watch`) leaves at most n_threads requests asked beyond the records
-    # that decided it.
-    slots: queue.SimpleQueue[None] = queue.SimpleQueue()  # one item per free slot (a C queue: cheaper than a Semaphore)
-    for _ in range(n_threads):
-        slots.put(None)
+
+    def journal_one(task: Task, result: Generation | BaseException, elapsed: float) -> Task | None:
+        """Journal one answer (under the lock); the worker's next task, or None when it should leave."""
+        record = _record(task, result, elapsed)
+        with lock:
+            if outcome["closed"]:
+                return None  # arrived after this thread left (Ctrl-C, a stop, a failure): abandoned
+            journal.append(record)
+            outcome["errors"] += isinstance(result, BaseException)
+            outcome["received"] += 1
+            bar.update(1)
+            if outcome["stopping"]:
+                return None  # an answer that was in flight when the run stopped: kept, nothing more asked
+            message = watch(record) if watch is not None else None
+            if message is not None or outcome["received"] == len(tasks):
+                outcome["stop"], outcome["stopping"] = message, True
+                finished.set()
+                return None
+            return next(pending, None)
 
     def worker() -> None:
-        while not stop.is_set():
-            try:
-                slots.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            try:
-                task = todo.get_nowait()
-            except queue.Empty:
-                slots.put(None)
-                return
-            start = time.perf_counter()
-            try:
-                result: Generation | BaseException = model.generate_full(task.msgs, dataset, task.params)
-            except Exception as exc:  # recorded as a typed error, retried on the next run
-                result = exc
-            results.put((task, result, (time.perf_counter() - start) * 1000))
+        try:
+            with lock:
+                task = None if outcome["stopping"] else next(pending, None)
+            while task is not None:
+                start = time.perf_counter()
+                try:
+                    result: Generation | BaseException = model.generate_full(task.msgs, dataset, task.params)
+                except Exception as exc:  # recorded as a typed error, retried on the next run
+                    result = exc
+                task = journal_one(task, result, (time.perf_counter() - start) * 1000)
+        except BaseException as exc:  # a journal that cannot be written, a watch that fails: the run stops on it
+            with lock:
+                if not outcome["closed"] and outcome["failure"] is None:
+                    outcome["failure"], outcome["stopping"] = exc, True
+            finished.set()
 
     threads = [threading.Thread(target=worker, name=f"vlmkit-api-{i}", daemon=True) for i in range(n_threads)]
-    errors = 0
-    received = 0
     with tqdm(total=len(tasks), desc=desc, unit="sample", disable=not progress) as bar:
-
-        def journal_one(item: tuple[Task, Generation | BaseException, float]) -> str | None:
-            nonlocal errors, received
-            task, result, elapsed = item
-            record = _record(task, result, elapsed)
-            journal.append(record)
-            errors += isinstance(result, BaseException)
-            received += 1
-            bar.update(1)
-            message = watch(record) if watch is not None else None
-            if message is None:
-                slots.put(None)  # only now may another request go out
-            return message
-
         try:
             for thread in threads:
                 thread.start()
-            while received < len(tasks):
-                try:
-                    item = results.get(timeout=0.2)
-                except queue.Empty:
-                    if not any(t.is_alive() for t in threads) and results.empty():
-                        raise RuntimeError("the API workers ended before every sample was answered") from None
-                    continue
-                message = journal_one(item)
-                if message is not None:
-                    raise RunStopped(message)
+            while not finished.wait(0.2):
+                if not any(t.is_alive() for t in threads) and not finished.is_set():
+                    raise RuntimeError("the API workers ended before every sample was answered")
         finally:
-            stop.set()  # workers take no new task; answers that already arrived are journalled
-            while True:
-                try:
-                    journal_one(results.get_nowait())
-                except queue.Empty:
-                    break
-    return errors
+            with lock:  # an append under way completes; no answer is journalled after this
+                outcome["stopping"] = outcome["closed"] = True
+    if outcome["failure"] is not None:
+        raise outcome["failure"]
+    if outcome["stop"] is not None:
+        raise RunStopped(outcome["stop"])
+    return outcome["errors"]
 
 
 def prompt_size(task: Task) -> tuple[int, int]:

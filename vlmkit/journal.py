@@ -27,7 +27,8 @@ class Journal:
         self.fingerprint = fingerprint
         self._secrets = tuple(s for s in secrets if s)
         self._records: dict[str, dict[str, Any]] = {}
-        self._handle = None
+        self._read = False  # whether _records is the file: loaded (or set aside) here, and every append since
+        self._fd: int | None = None  # an O_APPEND descriptor: each record is one write() call, nothing buffered
 
     # Reading -----------------------------------------------------------------------------------------------
     def stored_fingerprint(self) -> dict[str, Any] | None:
@@ -44,6 +45,7 @@ class Journal:
     def load(self) -> dict[str, dict[str, Any]]:
         """Records by index key; a later record for the same index replaces an earlier one (a retried error)."""
         self._records = {}
+        self._read = True
         if not self.path.exists():
             return self._records
         with open(self.path, encoding="utf-8") as handle:
@@ -60,6 +62,11 @@ class Journal:
     def records(self) -> dict[str, dict[str, Any]]:
         return self._records
 
+    def current(self) -> dict[str, dict[str, Any]]:
+        """The file's records: those held here when this object read the file and wrote every line since (no
+        second read of a journal it has just written), else load()."""
+        return self._records if self._read else self.load()
+
     def done(self) -> set[str]:
         """Index keys with a successful prediction (errors are retried)."""
         return {key for key, rec in self._records.items() if rec.get("error") is None}
@@ -69,6 +76,7 @@ class Journal:
         """Move an existing journal out of the way (kept, never deleted) and return where it went."""
         aside = move_aside(self.path)
         self._records = {}
+        self._read = True  # no file now: nothing in it
         return aside
 
     def open(self) -> None:
@@ -76,8 +84,9 @@ class Journal:
         new = not self.path.exists() or self.path.stat().st_size == 0
         if not new:
             self._repair_tail()
-        self._handle = open(self.path, "a", encoding="utf-8")
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if new:
+            self._records, self._read = {}, True  # a new file holds what this object writes
             self._write({HEADER_KEY: self.fingerprint})
 
     def _repair_tail(self) -> None:
@@ -88,20 +97,29 @@ class Journal:
                 handle.write(b"\n")
 
     def append(self, record: dict[str, Any]) -> None:
-        if self._handle is None:
+        if self._fd is None:
             raise RuntimeError("journal is not open")
-        self._write(record)
+        line = self._write(record)
+        if self._secrets:  # held as the file holds it: every key scrubbed (these records become predictions.jsonl)
+            record = json.loads(line)
         self._records[index_key(record["index"])] = record
 
-    def _write(self, obj: dict[str, Any]) -> None:
-        assert self._handle is not None
-        self._handle.write(scrub(json.dumps(obj, ensure_ascii=False, default=str), self._secrets) + "\n")
-        self._handle.flush()
+    def _write(self, obj: dict[str, Any]) -> str:
+        """Append obj as one line; returns the line as written."""
+        assert self._fd is not None
+        line = scrub(json.dumps(obj, ensure_ascii=False, default=str), self._secrets)
+        data = (line + "\n").encode("utf-8")
+        while data:  # a regular file takes it in one call; a short write is finished here, a full disk raises
+            written = os.write(self._fd, data)
+            if written <= 0:
+                raise OSError(f"{self.path}: the journal took no bytes")
+            data = data[written:]
+        return line
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def __enter__(self) -> "Journal":
         self.open()

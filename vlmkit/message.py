@@ -69,7 +69,7 @@ def _part_from_string(value: str) -> Part:
 def _normalise_part(item: Any, where: str) -> Part:
     if isinstance(item, str):
         return _part_from_string(item)
-    if isinstance(item, Mapping):
+    if type(item) is dict or isinstance(item, Mapping):  # dict first: the ABC check costs more than the rest
         kind, value = item.get("type"), item.get("value")
         if kind not in PART_TYPES:
             raise MessageError(f"{where}: unknown part type {kind!r} (expected one of {', '.join(PART_TYPES)})")
@@ -85,7 +85,7 @@ def normalise_parts(msgs: str | Sequence[Any]) -> list[Part]:
     """A flat list of parts from a string, a list of strings, or a list of part dicts."""
     if isinstance(msgs, str):
         return [_part_from_string(msgs)]
-    if isinstance(msgs, Mapping) or not isinstance(msgs, Iterable):
+    if type(msgs) is not list and (isinstance(msgs, Mapping) or not isinstance(msgs, Iterable)):
         raise MessageError(f"a message must be a list of parts, got {type(msgs).__name__}")
     parts = [_normalise_part(item, f"part {i}") for i, item in enumerate(msgs)]
     if not parts:
@@ -96,10 +96,9 @@ def normalise_parts(msgs: str | Sequence[Any]) -> list[Part]:
 def is_conversation(msgs: Any) -> bool:
     """True when msgs is a list of role turns rather than a flat list of parts."""
     return (
-        isinstance(msgs, Sequence)
-        and not isinstance(msgs, str)
+        (type(msgs) is list or (isinstance(msgs, Sequence) and not isinstance(msgs, str)))
         and len(msgs) > 0
-        and all(isinstance(m, Mapping) and "role" in m for m in msgs)
+        and all((type(m) is dict or isinstance(m, Mapping)) and "role" in m for m in msgs)
     )
 
 

@@ -9,15 +9,18 @@ from typing import Any
 
 import pandas as pd
 
-from vlmkit.journal import index_keys
+from vlmkit.cells import index_key
+from vlmkit.files import write_text_atomic
 from vlmkit.results import git_state, host_info, now_iso, package_versions
 from vlmkit.scoring.result import EvalResult
 
 
 def plain(value: Any) -> Any:
     """JSON-friendly scalars (NaN -> None, numpy -> Python)."""
-    if value is None:
-        return None
+    if value is None or type(value) in (str, int, bool):  # most cells, at once
+        return value
+    if type(value) is float:
+        return None if value != value else value
     try:
         if pd.isna(value):
             return None
@@ -33,19 +36,24 @@ def write_predictions(
     the scorer's per-row fields."""
     scored: dict[str, dict[str, Any]] = {}
     if evaluation is not None:
-        for row in evaluation.per_sample.to_dict(orient="records"):
-            key = index_keys([row.pop("index")])[0]
-            scored[key] = row
+        table = evaluation.per_sample
+        fields = [c for c in table.columns if c != "index"]
+        values = [[plain(v) for v in table[c].tolist()] for c in fields]
+        for i, index in enumerate(table["index"].tolist()):
+            scored[index_key(index)] = {c: column[i] for c, column in zip(fields, values)}
     passthrough = [c for c in rows.columns if c not in ("index", "answer")]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for key, row in zip(keys, rows.to_dict(orient="records")):
-            record = dict(records.get(key) or {"index": row["index"], "prediction": None, "error": {"kind": "not_run"}})
-            record["metadata"] = {c: plain(row[c]) for c in passthrough}
-            record.update({k: plain(v) for k, v in scored.get(key, {}).items()})
-            handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-    tmp.replace(path)
+    metadata = rows[passthrough].to_dict(orient="records") if passthrough else [{} for _ in keys]
+    encode = json.JSONEncoder(ensure_ascii=False, default=str).encode  # one encoder for every line
+    lines = []
+    for key, index, meta in zip(keys, rows["index"].tolist(), metadata):
+        record = records.get(key)
+        record = dict(record) if record is not None else {"index": index, "prediction": None,
+                                                          "error": {"kind": "not_run"}}
+        record["metadata"] = {c: plain(v) for c, v in meta.items()}
+        record.update(scored.get(key, ()))
+        lines.append(encode(record))
+    lines.append("")
+    write_text_atomic(path, "\n".join(lines))
 
 
 def usage_totals(records: dict[str, dict], keys: list[str]) -> dict[str, int]:

@@ -281,16 +281,22 @@ class _Connection:
             self._more(first)
 
     def _head(self, first: bool) -> tuple[int, str, _Headers]:
-        status_line = self._line(first).decode("latin-1")
+        """The status line and headers, cut from the buffer at the blank line in one piece (a server's head nearly
+        always arrives in the read that brings it)."""
+        while (end := self.buf.find(b"\r\n\r\n")) < 0:
+            if len(self.buf) > 65536:
+                raise http.client.LineTooLong("header block")
+            self._more(first)
+            first = first and not self.buf
+        lines = self.buf[:end].decode("latin-1").split("\r\n")
+        self.buf = self.buf[end + 4 :]
+        status_line = lines[0]
         parts = status_line.split(" ", 2)
         if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
             raise http.client.BadStatusLine(status_line[:100])
         headers = _Headers()
-        while True:
-            line = self._line()
-            if not line:
-                break
-            name, _, value = line.decode("latin-1").partition(":")
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
         return int(parts[1]), parts[0], headers
 

@@ -52,22 +52,35 @@ _ARTICLES = frozenset({"a", "an", "the"})
 
 
 # -- normalisation and per-row metrics --------------------------------------------------------------------------
+# ASCII text (most answers) drops its punctuation through one str.translate; other text is read per character.
+_ASCII_PUNCTUATION = {c: " " for c in range(128) if unicodedata.category(chr(c)).startswith("P")}
+
+
 def normalize_text(text: str) -> str:
     """The form compared by exact match and contains (see the module docstring)."""
     text = unicodedata.normalize("NFKC", str(text)).casefold()
-    text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
+    if text.isascii():
+        text = text.translate(_ASCII_PUNCTUATION)
+    else:
+        text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
     words = [w for w in text.split() if w not in _ARTICLES]
     return _CJK_SPACE_RE.sub("", " ".join(words))
 
 
 def exact_match(prediction: str, references: Sequence[str]) -> float:
-    pred = normalize_text(prediction)
-    return 1.0 if any(normalize_text(r) == pred for r in references) else 0.0
+    return _exact(normalize_text(prediction), [normalize_text(r) for r in references])
 
 
 def contains(prediction: str, references: Sequence[str]) -> float:
-    pred = normalize_text(prediction)
-    return 1.0 if any((ref := normalize_text(r)) and ref in pred for r in references) else 0.0
+    return _contains(normalize_text(prediction), [normalize_text(r) for r in references])
+
+
+def _exact(pred: str, refs: Sequence[str]) -> float:  # both normalised
+    return 1.0 if pred in refs else 0.0
+
+
+def _contains(pred: str, refs: Sequence[str]) -> float:  # both normalised; an empty reference never counts
+    return 1.0 if any(ref and ref in pred for ref in refs) else 0.0
 
 
 @lru_cache(maxsize=1)
@@ -155,6 +168,8 @@ def rouge(prediction: Sequence[str], reference: Sequence[str]) -> dict[str, tupl
 
 # -- the table --------------------------------------------------------------------------------------------------
 def references(value: Any) -> list[str]:
+    if type(value) is str:  # the usual cell
+        return [value] if value.strip() else []
     if isinstance(value, (list, tuple, np.ndarray)):
         return [t for t in (cell_text(v) for v in value) if t is not None and t.strip()]
     text = cell_text(value)
@@ -177,10 +192,12 @@ def metric_names(metrics: Sequence[str]) -> list[str]:
 
 def _row_scores(pred: str, refs: list[str], metrics: Sequence[str], segmenter: str) -> dict[str, float]:
     scores: dict[str, float] = {}
-    if "em" in metrics:
-        scores["exact_match"] = exact_match(pred, refs)
-    if "contains" in metrics:
-        scores["contains"] = contains(pred, refs)
+    if "em" in metrics or "contains" in metrics:
+        pred_n, refs_n = normalize_text(pred), [normalize_text(r) for r in refs]  # once for both
+        if "em" in metrics:
+            scores["exact_match"] = _exact(pred_n, refs_n)
+        if "contains" in metrics:
+            scores["contains"] = _contains(pred_n, refs_n)
     if "bleu" in metrics or "rouge" in metrics:
         pred_tokens = tokenize(pred, segmenter)
         ref_tokens = [tokenize(r, segmenter) for r in refs]
@@ -222,7 +239,8 @@ def score_text_qa(
         else:
             scores = _row_scores(str(pred), refs, metrics, seg or "char")
         rows.append({"index": idx, "split": split, **scores})
-    per_sample = pd.DataFrame(rows, columns=["index", "split", *names]).drop(columns="split")
+    data = pd.DataFrame(rows, columns=["index", "split", *names])
+    per_sample = data.drop(columns="split")
     counts = {"total": len(df), "scored": len(rows), "no_target": len(no_target), "inference_errors": errors}
     notes: list[str] = []
     if no_target:
@@ -235,7 +253,6 @@ def score_text_qa(
         notes.append("no row has a reference answer: nothing scored")
         metrics_out = {name: float("nan") for name in names}
         return EvalResult("text_qa", metrics_out, primary, per_sample, None, "acc", counts, notes, Scale(PERCENT))
-    data = pd.DataFrame(rows)
     counts["hits"] = int(data["exact_match"].sum()) if "exact_match" in data else 0
     metrics_out = {name: float(data[name].mean()) * 100 for name in names}
     table = data.groupby("split", sort=True)[names].mean().mul(100).reset_index()
