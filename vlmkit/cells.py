@@ -42,6 +42,8 @@ def is_blank(value: Any) -> bool:
 def index_key(value: Any) -> str:
     """The form in which row indices are compared: `23`, `23.0`, ` 23 ` and numpy's 23 are one index; other
     strings are compared as they are, less surrounding white space."""
+    if type(value) is int and -(2**53) < value < 2**53:  # the usual index, and what the float test below gives it
+        return str(value)
     text = str(value).strip()
     try:
         number = float(text)

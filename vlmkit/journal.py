@@ -27,6 +27,7 @@ class Journal:
         self.fingerprint = fingerprint
         self._secrets = tuple(s for s in secrets if s)
         self._records: dict[str, dict[str, Any]] = {}
+        self._lines: dict[str, str] = {}  # each held record's line as the file has it (see `line`)
         self._read = False  # whether _records is the file: loaded (or set aside) here, and every append since
         self._fd: int | None = None  # an O_APPEND descriptor: each record is one write() call, nothing buffered
 
@@ -44,7 +45,7 @@ class Journal:
 
     def load(self) -> dict[str, dict[str, Any]]:
         """Records by index key; a later record for the same index replaces an earlier one (a retried error)."""
-        self._records = {}
+        self._records, self._lines = {}, {}
         self._read = True
         if not self.path.exists():
             return self._records
@@ -55,7 +56,8 @@ class Journal:
                 except json.JSONDecodeError:
                     continue  # the line a killed run was writing
                 if isinstance(record, dict) and "index" in record:
-                    self._records[index_key(record["index"])] = record
+                    key = index_key(record["index"])
+                    self._records[key], self._lines[key] = record, line.rstrip("\n")
         return self._records
 
     @property
@@ -67,6 +69,11 @@ class Journal:
         second read of a journal it has just written), else load()."""
         return self._records if self._read else self.load()
 
+    def line(self, key: str, record: dict[str, Any] | None) -> str | None:
+        """The JSON line this journal holds for `record` (the very object it holds under key), so that a writer of
+        the same record need not encode it again; None for any other object."""
+        return self._lines.get(key) if record is not None and self._records.get(key) is record else None
+
     def done(self) -> set[str]:
         """Index keys with a successful prediction (errors are retried)."""
         return {key for key, rec in self._records.items() if rec.get("error") is None}
@@ -75,7 +82,7 @@ class Journal:
     def set_aside(self) -> Path:
         """Move an existing journal out of the way (kept, never deleted) and return where it went."""
         aside = move_aside(self.path)
-        self._records = {}
+        self._records, self._lines = {}, {}
         self._read = True  # no file now: nothing in it
         return aside
 
@@ -86,7 +93,7 @@ class Journal:
             self._repair_tail()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if new:
-            self._records, self._read = {}, True  # a new file holds what this object writes
+            self._records, self._lines, self._read = {}, {}, True  # a new file holds what this object writes
             self._write({HEADER_KEY: self.fingerprint})
 
     def _repair_tail(self) -> None:
@@ -102,7 +109,8 @@ class Journal:
         line = self._write(record)
         if self._secrets:  # held as the file holds it: every key scrubbed (these records become predictions.jsonl)
             record = json.loads(line)
-        self._records[index_key(record["index"])] = record
+        key = index_key(record["index"])
+        self._records[key], self._lines[key] = record, line
 
     def _write(self, obj: dict[str, Any]) -> str:
         """Append obj as one line; returns the line as written."""

@@ -11,6 +11,7 @@ import pandas as pd
 
 from vlmkit.cells import index_key
 from vlmkit.files import write_text_atomic
+from vlmkit.journal import Journal
 from vlmkit.results import git_state, host_info, now_iso, package_versions
 from vlmkit.scoring.result import EvalResult
 
@@ -30,10 +31,12 @@ def plain(value: Any) -> Any:
 
 
 def write_predictions(
-    path: Path, keys: list[str], rows: pd.DataFrame, records: dict[str, dict], evaluation: EvalResult | None
+    path: Path, keys: list[str], rows: pd.DataFrame, records: dict[str, dict], evaluation: EvalResult | None,
+    journal: Journal | None = None,
 ) -> None:
     """One line per row in dataset order: its journal record (or `not_run`), its other TSV columns as metadata, and
-    the scorer's per-row fields."""
+    the scorer's per-row fields. A record that `journal` holds is written from its journalled line (the record
+    encoded once, not twice), the added fields appended to it."""
     scored: dict[str, dict[str, Any]] = {}
     if evaluation is not None:
         table = evaluation.per_sample
@@ -42,15 +45,20 @@ def write_predictions(
         for i, index in enumerate(table["index"].tolist()):
             scored[index_key(index)] = {c: column[i] for c, column in zip(fields, values)}
     passthrough = [c for c in rows.columns if c not in ("index", "answer")]
-    metadata = rows[passthrough].to_dict(orient="records") if passthrough else [{} for _ in keys]
+    columns = [rows[c].tolist() for c in passthrough]  # column lists: cheaper than a dict per row from pandas
+    metadata = zip(*columns) if passthrough else (() for _ in keys)
     encode = json.JSONEncoder(ensure_ascii=False, default=str).encode  # one encoder for every line
     lines = []
     for key, index, meta in zip(keys, rows["index"].tolist(), metadata):
         record = records.get(key)
+        added = {"metadata": {c: plain(v) for c, v in zip(passthrough, meta)}, **scored.get(key, {})}
+        line = journal.line(key, record) if journal is not None else None
+        if line is not None and line.endswith("}") and len(line) > 2 and not added.keys() & record.keys():
+            lines.append(f"{line[:-1]}, {encode(added)[1:]}")  # the same text as encoding the merged record
+            continue
         record = dict(record) if record is not None else {"index": index, "prediction": None,
                                                           "error": {"kind": "not_run"}}
-        record["metadata"] = {c: plain(v) for c, v in meta.items()}
-        record.update(scored.get(key, ()))
+        record.update(added)
         lines.append(encode(record))
     lines.append("")
     write_text_atomic(path, "\n".join(lines))

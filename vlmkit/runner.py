@@ -302,7 +302,7 @@ class Runner:
                                                        dict(zip(keys, predictions))))
 
         files["predictions"] = str(run_dir / "predictions.jsonl")
-        write_predictions(run_dir / "predictions.jsonl", keys, rows, records, evaluation)
+        write_predictions(run_dir / "predictions.jsonl", keys, rows, records, evaluation, journal)
         if getattr(dataset, "output_format", None) == ARK_FORMAT:  # Ark's output records beside predictions.jsonl
             write_ark_output(run_dir / ARK_FILE, rows, records, evaluation.per_sample if evaluation else None,
                              defaults=spec.public_kwargs(), secrets=tuple(self._secrets))

@@ -185,6 +185,23 @@ def test_slow_reply_beyond_timeout_is_a_timeout() -> None:
     assert len(server.requests) == 2
 
 
+def test_a_kept_alive_connection_takes_each_calls_timeout() -> None:
+    """The timeout lives on the connection (kept by the kernel): a later call with a shorter one must still run
+    out of time, and a longer one must wait again."""
+    from vlm.api.http import Session
+
+    replies = script(chat_reply("fast"), Reply(200, chat_body("late"), delay=1.5), Reply(200, chat_body("late"), delay=0.5))
+    with FaultServer(replies) as server:
+        session = Session()
+        url = server.base_url + "/chat/completions"
+        assert session.post(url, json={"a": 1}, timeout=10).json()["choices"][0]["message"]["content"] == "fast"
+        with pytest.raises(Exception) as info:  # the reply would come, after 1.5 s: only the timeout stops it
+            session.post(url, json={"a": 2}, timeout=0.3)
+        assert "Timeout" in type(info.value).__name__
+        assert session.post(url, json={"a": 3}, timeout=10).status_code == 200  # waits its 0.5 s, no timeout
+        session.close()
+
+
 def test_malformed_json_is_a_bad_response() -> None:
     with FaultServer(script(Reply(200, '{"choices": [ {"message": '))) as server:
         with pytest.raises(ModelCallError) as info:

@@ -68,3 +68,33 @@ def test_no_line_holds_a_secret(tmp_path):
                         "error": {"kind": "exception", "message": "RuntimeError: key sk-journal-secret refused"}})
     text = path.read_text()
     assert "sk-journal-secret" not in text and "key *** refused" in text
+
+
+def test_predictions_from_journalled_lines_are_the_same_text_as_encoding_each_record(tmp_path):
+    """write_predictions splices the added fields onto a journalled line instead of encoding the record again:
+    the file must not differ by a byte, whatever the record holds (secrets scrubbed, unicode, a record the journal
+    does not hold, a field that collides)."""
+    import pandas as pd
+
+    from vlmkit.run_files import write_predictions
+    from vlmkit.scoring.result import EvalResult
+
+    journal = Journal(tmp_path / "journal.jsonl", {"run": 1}, secrets=["sk-SECRET"])
+    with journal:
+        journal.append({"index": 1, "prediction": "北京 sk-SECRET", "error": None, "latency_ms": 1.25})
+        journal.append({"index": 2, "prediction": None, "error": {"kind": "timeout"}, "metadata": {"old": 1}})
+        journal.append({"index": 3, "prediction": "B", "error": None})
+    records = dict(journal.current())
+    records["3"] = {"index": 3, "prediction": "C", "error": None}  # another object than the journal holds
+    rows = pd.DataFrame({"index": [1, 2, 3, 4], "question": ["q1", "q2", "q3", "q4"], "answer": ["A", "B", "C", "D"]})
+    per_sample = pd.DataFrame({"index": [1, 2, 3, 4], "hit": [1.0, 0.0, 1.0, 0.0], "extracted": ["A", None, "C", None]})
+    evaluation = EvalResult("x", {"acc": 0.5}, "acc", per_sample, None, "acc", {}, [])
+    keys = ["1", "2", "3", "4"]
+    write_predictions(tmp_path / "spliced.jsonl", keys, rows, records, evaluation, journal)
+    write_predictions(tmp_path / "encoded.jsonl", keys, rows, records, evaluation)
+    spliced = (tmp_path / "spliced.jsonl").read_text(encoding="utf-8")
+    assert spliced == (tmp_path / "encoded.jsonl").read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in spliced.splitlines()]
+    assert lines[0]["prediction"] == "北京 ***" and lines[0]["metadata"] == {"question": "q1"} and lines[0]["hit"] == 1.0
+    assert lines[1]["metadata"] == {"question": "q2"}  # the scorer's and the table's fields win, as before
+    assert lines[2]["prediction"] == "C" and lines[3]["error"] == {"kind": "not_run"}

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 import decimal
 import itertools
 import json
 import math
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -252,3 +255,21 @@ def test_prediction_table_cuts_long_cells_writes_lists_as_json_and_reads_back(tm
     assert pd.isna(back.loc[2, "image_path"]) and pd.isna(back.loc[1, "score"]) and pd.isna(back.loc[1, "prediction"])
     assert back.loc[2, "score"] == 2.0 and back.loc[0, "prediction"] == "A"
     assert not list(tmp_path.glob(".*tmp*"))  # written beside and renamed into place
+
+
+SOFFICE = shutil.which("soffice")
+
+
+@pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) not installed: apt-get install -y --no-install-recommends libreoffice-calc-nogui")
+def test_libreoffice_calc_reads_every_cell(tmp_path: Path):
+    """A real spreadsheet program, not a Python reader: Calc opens the file and its CSV export holds every value."""
+    rows = [[1, "a <b> & c", 0.1, True, "A"], [2, "北京 😀\nline2", None, False, None], [3, "plain", 2.5, True, "C"]]
+    path = tmp_path / "t.xlsx"
+    write_xlsx(path, ["index", "question", "score", "ok", "prediction"], rows)
+    subprocess.run([SOFFICE, f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to",
+                    "csv:Text - txt - csv (StarCalc):44,34,76", "--outdir", str(tmp_path / "out"), str(path)],
+                   check=True, capture_output=True, timeout=180)
+    with open(tmp_path / "out" / "t.csv", encoding="utf-8", newline="") as handle:
+        got = list(csv.reader(handle))
+    assert got == [["index", "question", "score", "ok", "prediction"], ["1", "a <b> & c", "0.1", "TRUE", "A"],
+                   ["2", "北京 😀\nline2", "", "FALSE", ""], ["3", "plain", "2.5", "TRUE", "C"]]

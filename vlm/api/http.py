@@ -21,6 +21,8 @@ import json as _json
 import logging
 import random
 import socket
+import struct
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -156,7 +158,7 @@ class Session:
                 if stale:
                     continue  # the server closed the idle connection: open another, send again
                 raise requests.ConnectionError(exc) from None
-            except TimeoutError as exc:  # socket.timeout: connected, no (complete) answer in time
+            except (TimeoutError, BlockingIOError) as exc:  # connected, no (complete) answer in time
                 self._drop(host, port, conn)
                 raise requests.exceptions.ReadTimeout(exc) from None
             except (OSError, http.client.HTTPException) as exc:
@@ -171,7 +173,7 @@ class Session:
         with self._lock:
             conn = None if fresh else self._conns.get((host, port))
             if conn is not None and not conn.closed:
-                conn.sock.settimeout(timeout)
+                conn.set_timeout(timeout)
                 return conn, True
         try:
             conn = _Connection(host, port, timeout)
@@ -213,11 +215,31 @@ class _Connection:
     def __init__(self, host: str, port: int, timeout: float | None) -> None:
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.timeout: float | None = None
+        self.set_timeout(timeout)
         self.host = f"[{host}]" if ":" in host else host
         self.host = self.host if port == 80 else f"{self.host}:{port}"
         self.buf = b""
         self.closed = False
         self.closed_here = False  # by close() (the owner gave up), not by the server
+
+    def set_timeout(self, timeout: float | None) -> None:
+        """Each send and receive waits at most `timeout` seconds (None: as long as it takes), kept by the kernel
+        (SO_SNDTIMEO/SO_RCVTIMEO on a blocking socket): Python's own socket timeout polls before every call, which
+        doubles the system calls and the hand-overs of the interpreter lock between the request threads. A call
+        that runs out of time raises BlockingIOError (EAGAIN), which `Session._send` reports as a timeout.
+        Elsewhere than Linux and macOS, Python's own timeout is used."""
+        if sys.platform not in ("linux", "darwin"):
+            self.sock.settimeout(timeout)
+            return
+        if timeout == self.timeout and self.sock.gettimeout() is None:
+            return
+        self.sock.settimeout(None)
+        seconds = 0.0 if timeout is None else max(timeout, 1e-6)  # 0: no limit
+        value = struct.pack("ll", int(seconds), int((seconds % 1) * 1_000_000))
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+        self.timeout = timeout
 
     def close(self) -> None:
         self.closed = self.closed_here = True
