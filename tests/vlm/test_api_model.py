@@ -188,7 +188,7 @@ def test_slow_reply_beyond_timeout_is_a_timeout() -> None:
 def test_a_kept_alive_connection_takes_each_calls_timeout() -> None:
     """The timeout lives on the connection (kept by the kernel): a later call with a shorter one must still run
     out of time, and a longer one must wait again."""
-    from vlm.api.http import Session
+    from vlm.api.connection import Session
 
     replies = script(chat_reply("fast"), Reply(200, chat_body("late"), delay=1.5), Reply(200, chat_body("late"), delay=0.5))
     with FaultServer(replies) as server:

@@ -1,4 +1,4 @@
-"""Each worker thread calls the API through its own session (vlm.api.http.Session); close() closes them all and the
+"""Each worker thread calls the API through its own session (vlm.api.connection.Session); close() closes them all and the
 model stays usable. Observed from the server's side: one keep-alive connection (one client port) per thread."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.servers import FaultServer, Recorded, Reply, chat_reply
-from vlm.api.http import ThreadSessions
+from vlm.api.connection import ThreadSessions
 from vlm.api.openai_compat import OpenAICompatModel
 
 THREADS = 4

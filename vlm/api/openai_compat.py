@@ -21,8 +21,9 @@ in earlier ones, which cut it to a context window they looked up minus the promp
 given to the constructor (`--max-tokens`) or in a row's parameters is sent as given; settings() records None as
 None, meaning "the server's default".
 
-Connections: each worker thread gets its own session (vlm.api.http.Session via ThreadSessions: plain http on one
-kept-alive http.client connection, https and proxied URLs through requests); `close()` closes them all. `probe()` asks `GET {base}/models` once before a run, so a dead server, a wrong port or a refused key
+Connections: each worker thread gets its own session (vlm.api.connection.Session via ThreadSessions: plain http on
+one kept-alive connection of vlmkit's own HTTP/1.1 client, https and proxied URLs through requests); `close()` closes
+them all. `probe()` asks `GET {base}/models` once before a run, so a dead server, a wrong port or a refused key
 stops the run with one line instead of failing every row.
 """
 
@@ -34,7 +35,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
-from vlm.api.http import RetryPolicy, ThreadSessions, connection_reason, post_json, server_message
+from vlm.api.connection import ThreadSessions
+from vlm.api.http import RetryPolicy, connection_reason, post_json, server_message
 from vlm.base import BaseModel
 from vlmkit import config
 from vlmkit.cells import listed
