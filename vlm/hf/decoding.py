@@ -19,13 +19,19 @@ not plain greedy decoding. The kit decides instead (the decision for issue 10):
 - max_new_tokens: the user's value; when the user gives none, the checkpoint's own `max_new_tokens` (the author's
   answer budget, which transformers and vLLM both use as the default), else `DEFAULT_MAX_NEW_TOKENS`. A checkpoint's
   `max_length` (usually the context length, or transformers' legacy 20) is never used as an answer budget.
-`settings()["generation"]` records the settings passed to generate and the checkpoint values kept and overridden.
-A checkpoint value the kit also sets explicitly counts as kept when the two agree, overridden otherwise.
+`settings()["generation"]` records the settings passed to generate and the checkpoint values kept and overridden
+(`generation_record`). A checkpoint value the kit also sets explicitly counts as kept when the two agree, overridden
+otherwise.
+
+`generate_options` turns the model's settings and a row's parameters into generate() arguments by this policy;
+`answers` reads the generated token ids back as texts and usage, the way servers report them.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from vlmkit.generation import Generation, UnsupportedInputError, Usage
 
 DEFAULT_MAX_NEW_TOKENS = 512
 KEPT_KEYS = frozenset(
@@ -131,3 +137,104 @@ def tokens_through_stop(decode: Any, ids: list[int], stops: list[str]) -> int:
         else:
             high = middle
     return low
+
+
+def generate_options(
+    params: dict[str, Any] | None,
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    pad_id: int | None,
+    eos: Any,
+    generate_kwargs: dict[str, Any],
+    tokenizer: Any,
+    where: str,
+) -> dict[str, Any]:
+    """transformers generate() arguments: the model's settings, then per-request params mapped onto them.
+
+    eos: `stop_token_ids(...)` (None: none passed); tokenizer: passed along with stop strings; where: names the model
+    in the error for a parameter generate cannot apply."""
+    params = dict(params or {})
+    unsupported = sorted({"presence_penalty", "frequency_penalty"} & set(params))
+    if unsupported:
+        raise UnsupportedInputError(f"{where}: transformers generate has no {', '.join(unsupported)}")
+    max_new = int(params.pop("max_tokens", max_new_tokens))
+    temperature = float(params.pop("temperature", temperature))
+    options: dict[str, Any] = {"max_new_tokens": max_new, "pad_token_id": pad_id}
+    if eos is not None:
+        options["eos_token_id"] = eos
+    if temperature > 0:  # plain temperature sampling, as servers do (not transformers' default top_k 50)
+        options.update(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
+    else:
+        options.update(do_sample=False)
+    options.update(generate_kwargs)
+    if params.pop("ignore_eos", False):
+        options["min_new_tokens"] = max_new
+    stop = params.pop("stop", None)
+    if stop:
+        options.update(stop_strings=[stop] if isinstance(stop, str) else list(stop), tokenizer=tokenizer)
+    if temperature > 0:
+        options.update({k: params.pop(k) for k in ("top_p", "top_k") if k in params})
+    else:
+        params.pop("top_p", None), params.pop("top_k", None)  # meaningless under greedy decoding
+    options.update(params)  # seed, repetition_penalty
+    return options
+
+
+def generation_record(
+    options: dict[str, Any], kept: dict[str, Any], overridden: dict[str, Any], max_new_tokens_source: str
+) -> dict[str, Any]:
+    """What generate is asked for (the model's own settings; a row's parameters may override them for that row):
+    `passed` (the generate() arguments, with the checkpoint values kept on the model's generation config),
+    `max_new_tokens_source` (user, preset, checkpoint or default: `vlm.answer_budget.SOURCES`), and the checkpoint's settings `checkpoint_kept` and
+    `checkpoint_overridden` (name -> the checkpoint's value; transformers' neutral default applies to an
+    overridden one the kit does not pass).
+
+    options: `generate_options(None, ...)`; kept, overridden: `split_checkpoint(...)`."""
+    passed = recordable({**kept, **options})
+    return {
+        "passed": dict(sorted(passed.items())),
+        "max_new_tokens_source": max_new_tokens_source,
+        "checkpoint_kept": recordable(kept),
+        "checkpoint_overridden": recordable(overridden),
+    }
+
+
+def answers(
+    tokenizer: Any, rows: list[list[int]], input_tokens: list[int], options: dict[str, Any]
+) -> list[Generation]:
+    """Each row's text and usage from the new token ids of a padded batch (`options`: the generate() arguments,
+    whose eos ids and stop strings end the answers; input_tokens: each row's prompt tokens, padding not counted)."""
+    eos_ids = _as_id_set(options.get("eos_token_id"))
+    stops = list(options.get("stop_strings") or [])
+    return [_answer(tokenizer, row, int(n_in), eos_ids, stops) for n_in, row in zip(input_tokens, rows)]
+
+
+def _answer(tokenizer: Any, row: list[int], input_tokens: int, eos_ids: set[int], stops: list[str]) -> Generation:
+    """One row's text and usage: up to the first eos token, and cut before the first stop string (the token
+    that completed it is the last one counted), as OpenAI-compatible servers do; batch padding never counts."""
+
+    def decode(ids: list[int]) -> str:
+        return tokenizer.decode(ids, skip_special_tokens=True)
+
+    ids = row[: _count_new_tokens(row, eos_ids)]
+    text = decode(ids)
+    cut = cut_at_stop(text, stops) if stops else None
+    if cut is not None:
+        ids = ids[: tokens_through_stop(decode, ids, stops)]
+        text = text[:cut]
+    return Generation(text=text.strip(), usage=Usage(input_tokens=input_tokens, output_tokens=len(ids)))
+
+
+def _as_id_set(value: Any) -> set[int]:
+    if value is None:
+        return set()
+    return {int(value)} if isinstance(value, int) else {int(v) for v in value}
+
+
+def _count_new_tokens(row: list[int], eos_ids: set[int]) -> int:
+    """Generated tokens up to and including the first end-of-sequence token (the rest is padding)."""
+    for position, token in enumerate(row):
+        if token in eos_ids:
+            return position + 1
+    return len(row)

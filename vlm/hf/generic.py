@@ -34,12 +34,16 @@ itself, without loading weights) and may set image-processor arguments per datas
 e.g. Qwen2-VL's OCRBench min_pixels): `generate*(..., dataset=NAME)` applies them to that call only.
 `settings()["prompt_family"]` records the family (None: the dataset's prompts, no per-dataset settings).
 
+The class is this module; the jobs around it live apart: loading and placement (`vlm.hf.loading`), what a loaded
+checkpoint takes (`vlm.hf.capabilities`), generate() arguments, answer decoding and the generation record
+(`vlm.hf.decoding`), presets (`vlm.hf.model_preset`), processors without torchvision (`vlm.hf.processors`,
+`vlm.hf.qwen_video`).
+
 torch and transformers are imported when a model is built, not when this module is imported.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -47,7 +51,21 @@ from typing import Any
 from vlm.answer_budget import answer_budget
 from vlm.base import BaseModel
 from vlm.hf import decoding
-from vlm.hf.loading import resolve_model_path
+from vlm.hf.capabilities import (
+    audio_probe,
+    audio_rate,
+    takes_images,
+    template_interleaves,
+    video_input,
+    video_processor_name,
+)
+from vlm.hf.loading import (
+    load_chat_processor,
+    load_image_text_model,
+    model_type,
+    pick_device_dtype,
+    resolve_model_path,
+)
 from vlm.hf.model_preset import (
     apply_pixel_limits,
     image_call_kwargs,
@@ -55,29 +73,16 @@ from vlm.hf.model_preset import (
     preset_values,
     with_system_turn,
 )  # fmt: skip
-from vlm.hf.processors import (
-    NO_TORCHVISION,
-    is_image_only,
-    load_processor,
-    processor_takes_video,
-)
-from vlm.hf.qwen_video import (
-    QWEN_VIDEO_MODEL_TYPES,
-    is_torchvision_free,
-    load_qwen_processor,
-    video_metadata,
-)
+from vlm.hf.processors import is_image_only
+from vlm.hf.qwen_video import video_metadata
+from vlm.local_args import check_local_args
 from vlm.prompts import family_record, prompts_for
 from vlmkit.audio import read_audio
-from vlmkit.errors import ConfigError
-from vlmkit.generation import Generation, UnsupportedInputError, Usage
+from vlmkit.generation import Generation, UnsupportedInputError
 from vlmkit.hf_format import to_hf_conversation
 from vlmkit.message import Turn, modalities
 from vlmkit.prompting import dataset_info
 from vlmkit.video import DEFAULT_NFRAME, check_sampling, sample_frames
-
-_DTYPES = ("auto", "bfloat16", "float16", "float32")
-_PROBE_A, _PROBE_B = "\u27e6probe-a\u27e7", "\u27e6probe-b\u27e7"
 
 
 class HFVisionModel(BaseModel):
@@ -124,19 +129,14 @@ class HFVisionModel(BaseModel):
         preset: dict[str, Any] | None = None,
         **generate_kwargs: Any,
     ) -> None:
-        if dtype not in _DTYPES:
-            raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}; got {dtype!r}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1; got {batch_size}")
-        if max_new_tokens is not None and max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens must be at least 1; got {max_new_tokens}")
+        check_local_args(dtype, batch_size, max_new_tokens)
         self.nframe = None if fps is not None else nframe
         self.fps = fps
         self._sampling = check_sampling(self.nframe, self.fps)
         self.video_as_images = bool(video_as_images)
         self.model_path = model_path
         self.local_path = resolve_model_path(model_path)
-        self.model_type = _model_type(str(self.local_path))
+        self.model_type = model_type(str(self.local_path))
         self.temperature = float(temperature)
         self.batch_size = batch_size
         self.preset = preset
@@ -150,26 +150,26 @@ class HFVisionModel(BaseModel):
         self.generate_kwargs = {
             **{k: values[k] for k in ("repetition_penalty",) if k in values}, **generate_kwargs
         }
-        self.device, self.torch_dtype = _pick_device_dtype(device, dtype)
+        self.device, self.torch_dtype = pick_device_dtype(device, dtype)
         self.dtype = dtype
         self.processor = self._load_processor()
         apply_pixel_limits(self.processor, values, f"{model_path} (preset {(preset or {}).get('name')})")
         self.pixel_limits = pixel_limits_in_use(self.processor)
         self.model = self._load_model()
         self._setup_generation(max_new_tokens, values.get("max_new_tokens"))
-        self.video_input, self._no_video_reason = self._video_input()
-        self.audio_rate = self._audio_rate()
-        takes = {"text"} | ({"image"} if self._takes_images() else set())
+        self.video_input, self._no_video_reason = video_input(self.processor, self.model, self.video_as_images)
+        self.audio_rate = audio_rate(self.processor, self.model)
+        takes = {"text"} | ({"image"} if takes_images(self.processor) else set())
         takes |= {"video"} if self.video_input else set()
         takes |= {"audio"} if self.audio_rate else set()
         self.modalities = frozenset(takes)
-        probe = None if "image" in takes or "audio" not in takes else {"type": "audio", "audio": _silence()}
+        probe = None if "image" in takes or "audio" not in takes else audio_probe()
         self.interleave = template_interleaves(self.processor, probe)
         self._loaded = {
             "model_class": type(self.model).__name__,
             "processor_class": type(self.processor).__name__,
             "image_only_processor": is_image_only(self.processor),
-            "video_processor": _video_processor_name(self.processor) if self.video_input == "native" else None,
+            "video_processor": video_processor_name(self.processor) if self.video_input == "native" else None,
         }
 
     def _setup_generation(self, max_new_tokens: int | None, preset_max: int | None = None) -> None:
@@ -187,84 +187,21 @@ class HFVisionModel(BaseModel):
     # ---------------------------------------------------------------------------------------------- loading
 
     def _load_processor(self) -> Any:
-        from transformers import PreTrainedTokenizerBase
-
-        if self.model_type in QWEN_VIDEO_MODEL_TYPES:
-            processor = load_qwen_processor(str(self.local_path), local_files_only=True)
-        else:
-            processor = load_processor(str(self.local_path), local_files_only=True)
-        if isinstance(processor, PreTrainedTokenizerBase):
-            raise ValueError(f"{self.model_path}: has a tokenizer but no multimodal processor; not a vision-language model")
-        tokenizer = processor.tokenizer
-        tokenizer.padding_side = "left"  # batched generation appends new tokens on the right
-        if tokenizer.pad_token is None:
-            tokenizer.pad_token = tokenizer.eos_token
-        if getattr(processor, "chat_template", None) is None:
-            if not getattr(tokenizer, "chat_template", None):
-                raise ValueError(f"{self.model_path}: neither the processor nor the tokenizer has a chat template")
-            processor.chat_template = tokenizer.chat_template
-        return processor
+        """The processor, ready for batched chat generation (`vlm.hf.loading.load_chat_processor`)."""
+        return load_chat_processor(str(self.local_path), model_type=self.model_type, model_path=self.model_path)
 
     def _load_model(self) -> Any:
-        """AutoModelForImageTextToText; AutoModelForMultimodalLM for the few families registered only there."""
-        import transformers
-
-        if self.model_type == "qwen2_5_omni":
-            raise ConfigError(
-                f"{self.model_path}: a Qwen2.5-Omni checkpoint: run it as --model qwen2.5-omni --model-path DIR "
-                "(class vlm.hf.audio_models.HFAudioModel, which runs its thinker only)"
-            )
-        placement = {"device_map": "auto"} if self.device == "auto" else {}
-        tried = []
-        for auto_name in ("AutoModelForImageTextToText", "AutoModelForMultimodalLM"):
-            auto = getattr(transformers, auto_name, None)
-            if auto is None:
-                continue
-            try:
-                model = auto.from_pretrained(
-                    str(self.local_path), dtype=self.torch_dtype, local_files_only=True, **placement
-                )
-            except ValueError as exc:  # "Unrecognized configuration class ... for this kind of AutoModel"
-                if "Unrecognized configuration class" not in str(exc):
-                    raise
-                tried.append(auto_name)
-                continue
-            return (model if placement else model.to(self.device)).eval()
-        raise ValueError(f"{self.model_path}: not an image-text-to-text model (no {' or '.join(tried)} class for it)")
+        """The model, placed and in eval mode (`vlm.hf.loading.load_image_text_model`); subclasses load other
+        classes here."""
+        return load_image_text_model(
+            str(self.local_path), model_type=self.model_type, model_path=self.model_path, device=self.device,
+            torch_dtype=self.torch_dtype,
+        )
 
     @property
     def input_device(self) -> Any:
         """Where inputs go: the chosen device, or the first device of a model spread with device="auto"."""
         return self.model.device if self.device == "auto" else self.device
-
-    def _forward_params(self) -> Any:
-        return inspect.signature(self.model.forward).parameters
-
-    def _takes_images(self) -> bool:
-        return getattr(self.processor, "image_processor", None) is not None
-
-    def _video_input(self) -> tuple[str | None, str | None]:
-        """("native" | "frames" | None, why not when None): how a video reaches this model (module docstring)."""
-        video_processor = getattr(self.processor, "video_processor", None)
-        own_video = "pixel_values_videos" in self._forward_params() and bool(getattr(self.processor, "video_token", None))
-        if self.video_as_images:
-            return ("frames", None) if self._takes_images() else (None, "this model takes no images to send frames as")
-        if own_video and (is_torchvision_free(video_processor) or processor_takes_video(self.processor)):
-            return "native", None
-        if is_image_only(self.processor) or own_video:
-            return None, f"{NO_TORCHVISION}; pass video_as_images=True to send the sampled frames as images"
-        if self._takes_images():
-            return "frames", None
-        return None, "this model takes no video and no images"
-
-    def _audio_rate(self) -> int | None:
-        """The sample rate the processor's audio feature extractor wants; None when the model takes no audio."""
-        extractor = getattr(self.processor, "feature_extractor", None)
-        if extractor is None or not getattr(self.processor, "audio_token", None):
-            return None
-        if "input_features" not in self._forward_params():
-            return None
-        return int(getattr(extractor, "sampling_rate", 16000))
 
     def check_supported(self, turns: Sequence[Turn]) -> None:
         """As BaseModel's, with the reason when video or audio cannot reach this model."""
@@ -406,57 +343,20 @@ class HFVisionModel(BaseModel):
         with torch.inference_mode():
             output = self.model.generate(**inputs, **options)
         prompt_len = inputs["input_ids"].shape[1]
-        new_tokens = output[:, prompt_len:]
+        new_tokens = output[:, prompt_len:].tolist()
         input_counts = inputs["attention_mask"].sum(dim=1).tolist()
-        eos_ids = _as_id_set(options.get("eos_token_id"))
-        stops = list(options.get("stop_strings") or [])
-        return [
-            self._answer(row.tolist(), int(n_in), eos_ids, stops) for n_in, row in zip(input_counts, new_tokens)
-        ]
-
-    def _answer(self, row: list[int], input_tokens: int, eos_ids: set[int], stops: list[str]) -> Generation:
-        """One row's text and usage: up to the first eos token, and cut before the first stop string (the token
-        that completed it is the last one counted), as OpenAI-compatible servers do; batch padding never counts."""
-        tokenizer = self.processor.tokenizer
-
-        def decode(ids: list[int]) -> str:
-            return tokenizer.decode(ids, skip_special_tokens=True)
-
-        ids = row[: _count_new_tokens(row, eos_ids)]
-        text = decode(ids)
-        cut = decoding.cut_at_stop(text, stops) if stops else None
-        if cut is not None:
-            ids = ids[: decoding.tokens_through_stop(decode, ids, stops)]
-            text = text[:cut]
-        return Generation(text=text.strip(), usage=Usage(input_tokens=input_tokens, output_tokens=len(ids)))
+        return decoding.answers(self.processor.tokenizer, new_tokens, input_counts, options)
 
     def _generation_options(self, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        """transformers generate() arguments: the model's settings, then per-request params mapped onto them."""
-        params = dict(params or {})
-        unsupported = sorted({"presence_penalty", "frequency_penalty"} & set(params))
-        if unsupported:
-            raise UnsupportedInputError(f"{self.model_path}: transformers generate has no {', '.join(unsupported)}")
-        max_new = int(params.pop("max_tokens", self.max_new_tokens))
-        temperature = float(params.pop("temperature", self.temperature))
-        options: dict[str, Any] = {"max_new_tokens": max_new, "pad_token_id": self._pad_id}
-        if self._eos is not None:
-            options["eos_token_id"] = self._eos
-        if temperature > 0:  # plain temperature sampling, as servers do (not transformers' default top_k 50)
-            options.update(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
-        else:
-            options.update(do_sample=False)
-        options.update(self.generate_kwargs)
-        if params.pop("ignore_eos", False):
-            options["min_new_tokens"] = max_new
-        stop = params.pop("stop", None)
-        if stop:
-            options.update(stop_strings=[stop] if isinstance(stop, str) else list(stop), tokenizer=self.processor.tokenizer)
-        if temperature > 0:
-            options.update({k: params.pop(k) for k in ("top_p", "top_k") if k in params})
-        else:
-            params.pop("top_p", None), params.pop("top_k", None)  # meaningless under greedy decoding
-        options.update(params)  # seed, repetition_penalty
-        return options
+        """transformers generate() arguments: the model's settings, then per-request params mapped onto them
+        (`vlm.hf.decoding.generate_options`)."""
+        return decoding.generate_options(
+            params, max_new_tokens=self.max_new_tokens, temperature=self.temperature, pad_id=self._pad_id,
+            eos=self._eos, generate_kwargs=self.generate_kwargs, tokenizer=getattr(self.processor, "tokenizer", None),
+            where=self.model_path,
+        )
+
+    # ---------------------------------------------------------------------------------------------- records
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -497,18 +397,11 @@ class HFVisionModel(BaseModel):
         return {**self.preset, "overridden": list(self._preset_overridden)}
 
     def generation_record(self) -> dict[str, Any]:
-        """What generate is asked for (the model's own settings; a row's parameters may override them for that row):
-        `passed` (the generate() arguments, with the checkpoint values kept on the model's generation config),
-        `max_new_tokens_source` (user, checkpoint or default), and the checkpoint's settings `checkpoint_kept` and
-        `checkpoint_overridden` (name -> the checkpoint's value; transformers' neutral default applies to an
-        overridden one the kit does not pass)."""
-        passed = decoding.recordable({**self._checkpoint_kept, **self._generation_options()})
-        return {
-            "passed": dict(sorted(passed.items())),
-            "max_new_tokens_source": self.max_new_tokens_source,
-            "checkpoint_kept": decoding.recordable(self._checkpoint_kept),
-            "checkpoint_overridden": decoding.recordable(self._checkpoint_overridden),
-        }
+        """What generate is asked for: the generate() arguments passed, where max_new_tokens came from, and the
+        checkpoint's settings kept and overridden (`vlm.hf.decoding.generation_record` says what each field holds)."""
+        return decoding.generation_record(
+            self._generation_options(), self._checkpoint_kept, self._checkpoint_overridden, self.max_new_tokens_source
+        )
 
     # ---------------------------------------------------------------------------------------------- release
 
@@ -527,86 +420,3 @@ class HFVisionModel(BaseModel):
         gc.collect()  # transformers modules hold reference cycles: collect them before the CUDA cache is emptied
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             torch.cuda.empty_cache()
-
-
-
-def _as_id_set(value: Any) -> set[int]:
-    if value is None:
-        return set()
-    return {int(value)} if isinstance(value, int) else {int(v) for v in value}
-
-
-def _silence() -> Any:
-    import numpy as np
-
-    return np.zeros(160, dtype=np.float32)
-
-
-def _model_type(path: str) -> str | None:
-    """config.json's model_type (None when it cannot be read; loading the model will then say why)."""
-    try:
-        with open(f"{path}/config.json", encoding="utf-8") as handle:
-            value = json.load(handle).get("model_type")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return value if isinstance(value, str) else None
-
-
-def _video_processor_name(processor: Any) -> str:
-    video_processor = getattr(processor, "video_processor", None)
-    if is_torchvision_free(video_processor):
-        return "vlm.hf.qwen_video (torchvision-free)"
-    return type(video_processor).__name__
-
-
-def _pick_device_dtype(device: str | None, dtype: str) -> tuple[str, Any]:
-    """cuda with bfloat16 when a GPU is there, else cpu with float32; explicit choices win.
-
-    device="auto" spreads the model over the visible GPUs (transformers' device_map="auto", needs accelerate).
-    """
-    import torch
-
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    if dtype == "auto":
-        on_gpu = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
-        bf16 = on_gpu and torch.cuda.is_bf16_supported()
-        return device, (torch.bfloat16 if bf16 else torch.float16 if on_gpu else torch.float32)
-    return device, getattr(torch, dtype)
-
-
-def _count_new_tokens(row: list[int], eos_ids: set[int]) -> int:
-    """Generated tokens up to and including the first end-of-sequence token (the rest is padding)."""
-    for position, token in enumerate(row):
-        if token in eos_ids:
-            return position + 1
-    return len(row)
-
-
-def template_interleaves(processor: Any, media: dict[str, Any] | None = None) -> bool:
-    """True when the chat template renders a media item placed between two texts between them.
-
-    Renders [text A, media, text B] and [text A, text B]; an interleaving template puts something different
-    between A and B in the two renderings. `media` is the probe item (default a 2x2 image; an audio-only model
-    is probed with an audio item). A template that cannot render the probe counts as not interleaving (media
-    first is always safe).
-    """
-    if media is None:
-        from PIL import Image
-
-        media = {"type": "image", "image": Image.new("RGB", (2, 2))}
-
-    def between(content: list[dict[str, Any]]) -> str | None:
-        text = processor.apply_chat_template(
-            [{"role": "user", "content": content}], add_generation_prompt=True, tokenize=False
-        )
-        a, b = text.find(_PROBE_A), text.find(_PROBE_B)
-        return text[a + len(_PROBE_A) : b] if 0 <= a < b else None
-
-    a, b = {"type": "text", "text": _PROBE_A}, {"type": "text", "text": _PROBE_B}
-    try:
-        with_media = between([a, media, b])
-        without = between([a, b])
-    except Exception:
-        return False
-    return with_media is not None and without is not None and with_media != without
