@@ -27,7 +27,7 @@ from vlmkit.xlsx import write_xlsx
 
 SCHEMA_VERSION = 1
 EXCEL_CELL_LIMIT = 32_767
-_PACKAGES = ("numpy", "pandas", "pillow", "requests", "torch", "transformers", "tokenizers", "openpyxl", "rapidfuzz")
+_PACKAGES = ("numpy", "pandas", "pillow", "requests", "torch", "transformers", "tokenizers", "rapidfuzz")
 
 
 def now_iso() -> str:
