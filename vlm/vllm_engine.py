@@ -46,7 +46,7 @@ from typing import Any
 from vlm.answer_budget import answer_budget, folder_checkpoint_values
 from vlm.base import BaseModel
 from vlm.hf.loading import resolve_model_path
-from vlm.hf.model_preset import preset_values
+from vlm.hf.model_preset import preset_defaults, preset_values
 from vlm.local_args import check_local_args
 from vlm.prompts import family_record, prompts_for
 from vlmkit.errors import ConfigError
@@ -148,12 +148,11 @@ class VLLMModel(BaseModel):
         self.preset = preset
         self.prompts = prompts_for(preset)
         values = preset_values(preset)
-        self._preset_overridden = sorted(
-            k for k in values if (k == "max_new_tokens" and max_new_tokens is not None)
-            or (k == "system_prompt" and system_prompt is not None) or k in sampling_kwargs
-        )
-        self.system_prompt = system_prompt if system_prompt is not None else values.get("system_prompt")
-        self.sampling_kwargs = {**{k: values[k] for k in ("repetition_penalty",) if k in values}, **sampling_kwargs}
+        defaults = preset_defaults(values, max_new_tokens=max_new_tokens, system_prompt=system_prompt,
+                                   sampling=sampling_kwargs)
+        self._preset_overridden = defaults.overridden
+        self.system_prompt = defaults.system_prompt
+        self.sampling_kwargs = defaults.sampling
         self.max_new_tokens, self.max_new_tokens_source = answer_budget(
             max_new_tokens, values.get("max_new_tokens"), folder_checkpoint_values(self.local_path)
         )

@@ -70,6 +70,7 @@ from vlm.hf.model_preset import (
     apply_pixel_limits,
     image_call_kwargs,
     pixel_limits_in_use,
+    preset_defaults,
     preset_values,
     with_system_turn,
 )  # fmt: skip
@@ -142,14 +143,11 @@ class HFVisionModel(BaseModel):
         self.preset = preset
         values = preset_values(preset)
         self.prompts = prompts_for(preset)
-        self._preset_overridden = sorted(
-            k for k in values if (k == "max_new_tokens" and max_new_tokens is not None)
-            or (k == "system_prompt" and system_prompt is not None) or k in generate_kwargs
-        )
-        self.system_prompt = system_prompt if system_prompt is not None else values.get("system_prompt")
-        self.generate_kwargs = {
-            **{k: values[k] for k in ("repetition_penalty",) if k in values}, **generate_kwargs
-        }
+        defaults = preset_defaults(values, max_new_tokens=max_new_tokens, system_prompt=system_prompt,
+                                   sampling=generate_kwargs)
+        self._preset_overridden = defaults.overridden
+        self.system_prompt = defaults.system_prompt
+        self.generate_kwargs = defaults.sampling
         self.device, self.torch_dtype = pick_device_dtype(device, dtype)
         self.dtype = dtype
         self.processor = self._load_processor()

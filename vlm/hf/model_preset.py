@@ -34,6 +34,30 @@ def preset_values(preset: dict[str, Any] | None) -> dict[str, Any]:
     return dict(preset.get("values") or {})
 
 
+@dataclasses.dataclass(frozen=True)
+class PresetDefaults:
+    """A preset's generation settings under the user's (both local engines apply them alike)."""
+
+    system_prompt: str | None  # the user's, else the preset's
+    sampling: dict[str, Any]  # the preset's repetition_penalty, then the user's own sampling settings over it
+    overridden: list[str]  # the preset values the user's settings replaced, for results.json
+
+
+def preset_defaults(values: dict[str, Any], *, max_new_tokens: int | None, system_prompt: str | None,
+                    sampling: dict[str, Any]) -> PresetDefaults:
+    """What `values` (preset_values) leave once the user's max_new_tokens, system prompt and sampling settings
+    (transformers' generate kwargs or vLLM's SamplingParams fields) are taken first."""
+    overridden = sorted(
+        k for k in values if (k == "max_new_tokens" and max_new_tokens is not None)
+        or (k == "system_prompt" and system_prompt is not None) or k in sampling
+    )
+    return PresetDefaults(
+        system_prompt=system_prompt if system_prompt is not None else values.get("system_prompt"),
+        sampling={**{k: values[k] for k in ("repetition_penalty",) if k in values}, **sampling},
+        overridden=overridden,
+    )
+
+
 def apply_pixel_limits(processor: Any, limits: dict[str, int], where: str) -> dict[str, int]:
     """Set min_pixels / max_pixels on the processor's image processor; returns what was set ({} when no limits).
 
