@@ -24,6 +24,7 @@ conversation files) say `output_format = "ark"`: the runner then also writes Ark
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -188,8 +189,6 @@ class CustomDataset(TableRows):
 
 
 def _table(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    columns: list[str] = ["index"]
-    for row in rows:
-        columns += [c for c in row if c not in columns]
+    columns = list(dict.fromkeys(itertools.chain(["index"], *rows)))  # every key, in the order first met
     body = [[row.get(c) for c in columns] for row in rows]
     return pd.DataFrame(body, columns=columns, dtype=object)

@@ -24,6 +24,7 @@ from typing import Any
 from vlmkit.cells import is_blank, listed
 
 from .fields import (
+    ANSWER_KEYS,
     QUESTION_KEYS,
     SYSTEM_KEYS,
     answer_keys,
@@ -43,6 +44,7 @@ CONVERSATION_KEYS = frozenset(
     {"prompt", "system", "system_prompt", "parameters", "query", "response", "reference_response", "session_id"}
 )
 INPUT_KEYS = frozenset({*QUESTION_KEYS, *SYSTEM_KEYS, "max_tokens"})
+_ANSWER_KEY_SETS = {keys: frozenset(keys) for keys in (ANSWER_KEYS, ANSWER_KEYS[:2])}  # what answer_keys gives
 
 
 @dataclass
@@ -100,11 +102,11 @@ def text_row(path: Path, record: Record, data_type: str, letters: tuple[str, ...
     fields (alias keys consumed)."""
     fields = record.fields
     row: dict[str, Any] = {"question": require_question(path, record)}
-    consumed = set(INPUT_KEYS) | set(answer_keys(fields))
+    consumed = INPUT_KEYS | _ANSWER_KEY_SETS[answer_keys(fields)]
     if data_type == "mcq":
         for letter in letters:
             row[letter] = text_value(fields.get(letter))
-        consumed.update(letters)
+        consumed = consumed | frozenset(letters)
         _, raw = pick(fields, answer_keys(fields))
         letter, status = resolve_answer(raw, row_options(fields, letters))
         row["answer"] = letter if letter is not None else (None if status == "missing" else text_value(raw))

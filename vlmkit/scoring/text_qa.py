@@ -58,11 +58,11 @@ _ASCII_PUNCTUATION = {c: " " for c in range(128) if unicodedata.category(chr(c))
 
 def normalize_text(text: str) -> str:
     """The form compared by exact match and contains (see the module docstring)."""
-    text = unicodedata.normalize("NFKC", str(text)).casefold()
-    if text.isascii():
-        text = text.translate(_ASCII_PUNCTUATION)
-    else:
-        text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
+    text = str(text)
+    if text.isascii():  # NFKC leaves ASCII as it is, casefold is lower, and there is no CJK to join
+        return " ".join(w for w in text.lower().translate(_ASCII_PUNCTUATION).split() if w not in _ARTICLES)
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
     words = [w for w in text.split() if w not in _ARTICLES]
     return _CJK_SPACE_RE.sub("", " ".join(words))
 
