@@ -9,12 +9,31 @@ name), `generate_batch` (default: a loop), `generate_full` (text plus usage; def
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from vlmkit.generation import Generation, UnsupportedInputError
 from vlmkit.message import Part, Turn, iter_parts, normalise_conversation
 from vlmkit.prompting import DatasetInfo
+
+Item = TypeVar("Item")
+
+
+def batch_or_each(items: list[Item], run: Callable[[list[Item]], list[Generation]]) -> list[Generation | BaseException]:
+    """run(items) as one batch; when the batch fails as a whole, each item alone, so that only the bad ones fail
+    (each then holds its own exception)."""
+    try:
+        return run(items)  # type: ignore[return-value]
+    except Exception as exc:
+        if len(items) == 1:
+            return [exc]
+    out: list[Generation | BaseException] = []
+    for item in items:
+        try:
+            out.extend(run([item]))
+        except Exception as exc:
+            out.append(exc)
+    return out
 
 
 class BaseModel:

@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vlm.answer_budget import answer_budget, folder_checkpoint_values
-from vlm.base import BaseModel
+from vlm.base import BaseModel, batch_or_each
 from vlm.hf.loading import resolve_model_path
 from vlm.hf.model_preset import preset_defaults, preset_values
 from vlm.local_args import check_local_args
@@ -246,19 +246,8 @@ class VLLMModel(BaseModel):
     def _chat(
         self, requests: list[tuple[list[dict[str, Any]], Any]], image_kwargs: dict[str, Any]
     ) -> list[Generation | BaseException]:
-        try:
-            return self._run(requests, image_kwargs)  # type: ignore[return-value]
-        except Exception as exc:
-            if len(requests) == 1:
-                return [exc]
-        # vLLM refused the call as a whole: ask again one by one so only the bad messages fail.
-        out: list[Generation | BaseException] = []
-        for request in requests:
-            try:
-                out.extend(self._run([request], image_kwargs))
-            except Exception as exc:
-                out.append(exc)
-        return out
+        # a call vLLM refuses as a whole is asked again one message at a time, so only the bad messages fail
+        return batch_or_each(requests, lambda chunk: self._run(chunk, image_kwargs))
 
     def _run(self, requests: list[tuple[list[dict[str, Any]], Any]], image_kwargs: dict[str, Any]) -> list[Generation]:
         outputs = self.llm.chat([m for m, _ in requests], [p for _, p in requests], use_tqdm=False,

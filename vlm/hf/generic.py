@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vlm.answer_budget import answer_budget
-from vlm.base import BaseModel
+from vlm.base import BaseModel, batch_or_each
 from vlm.hf import decoding
 from vlm.hf.capabilities import (
     audio_probe,
@@ -292,19 +292,8 @@ class HFVisionModel(BaseModel):
         self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], options: dict[str, Any],
         images_kwargs: dict[str, Any] | None = None,
     ) -> list[Generation | BaseException]:
-        try:
-            return self._generate(conversations, options, images_kwargs)  # type: ignore[return-value]
-        except Exception as exc:
-            if len(conversations) == 1:
-                return [exc]
-        # The padded batch failed as a whole: run the samples one by one so only the bad ones fail.
-        out: list[Generation | BaseException] = []
-        for conversation in conversations:
-            try:
-                out.extend(self._generate([conversation], options, images_kwargs))
-            except Exception as exc:
-                out.append(exc)
-        return out
+        # a padded batch that fails as a whole is run again one sample at a time, so only the bad ones fail
+        return batch_or_each(conversations, lambda chunk: self._generate(chunk, options, images_kwargs))
 
     def _model_inputs(
         self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], images_kwargs: dict[str, Any] | None = None
