@@ -2,8 +2,9 @@
 
 pandas' `to_excel(engine="openpyxl")` costs ~19 µs a cell; this writer builds the sheet XML with f-strings in one
 pass and zips it at deflate level 1 (~1 µs a cell with the zipping; tools/bench_xlsx.py). pandas.read_excel and
-openpyxl read its files as they read pandas' (tests/vlmkit/test_xlsx.py); Excel and LibreOffice were not at hand to try,
-so the layout keeps to what ECMA-376 and Excel require rather than to what some reader happens to accept.
+openpyxl read its files as they read pandas', and LibreOffice Calc reads every cell (tests/vlmkit/test_xlsx.py);
+Excel was not at hand to try, so the layout keeps to what ECMA-376 and Excel require rather than to what some
+reader happens to accept.
 
 The package holds the parts Excel needs to open a file without repair ([Content_Types].xml first, then the
 workbook, its relationships, the sheet, and a minimal styles.xml) and no others: no docProps (optional), no theme,
