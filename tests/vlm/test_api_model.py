@@ -190,7 +190,8 @@ def test_a_kept_alive_connection_takes_each_calls_timeout() -> None:
     out of time, and a longer one must wait again."""
     from vlm.api.connection import Session
 
-    replies = script(chat_reply("fast"), Reply(200, chat_body("late"), delay=1.5), Reply(200, chat_body("late"), delay=0.5))
+    replies = script(chat_reply("fast"), Reply(200, chat_body("late"), delay=1.5), Reply(200, chat_body("late"), delay=0.5),
+                     chat_reply("no limit"))
     with FaultServer(replies) as server:
         session = Session()
         url = server.base_url + "/chat/completions"
@@ -199,6 +200,7 @@ def test_a_kept_alive_connection_takes_each_calls_timeout() -> None:
             session.post(url, json={"a": 2}, timeout=0.3)
         assert "Timeout" in type(info.value).__name__
         assert session.post(url, json={"a": 3}, timeout=10).status_code == 200  # waits its 0.5 s, no timeout
+        assert session.post(url, json={"a": 4}, timeout=float("inf")).status_code == 200  # inf: no limit at all
         session.close()
 
 

@@ -219,7 +219,7 @@ class _Connection:
         if timeout == self.timeout and self.sock.gettimeout() is None:
             return
         self.sock.settimeout(None)
-        seconds = 0.0 if timeout is None else max(timeout, 1e-6)  # 0: no limit
+        seconds = 0.0 if timeout is None or timeout == float("inf") else max(timeout, 1e-6)  # 0: no limit
         value = struct.pack("ll", int(seconds), int((seconds % 1) * 1_000_000))
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
