@@ -17,7 +17,7 @@ import pytest
 
 @pytest.fixture
 def lmu_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty LMUData folder, also set as $LMUData for code that falls back to vlmkit.config."""
+    """An empty LMUData folder, also set as $LMUData for code that falls back to vlmkit.core.config."""
     root = tmp_path / "LMUData"
     root.mkdir()
     monkeypatch.setenv("LMUData", str(root))
@@ -122,8 +122,8 @@ def http_file_server(tmp_path: Path) -> Iterator[FileServer]:
 @pytest.fixture(scope="session")
 def served_llava(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """(api_base, served model path) of a running `transformers serve` on a tiny random LLaVA."""
-    from tests.serve import transformers_serve
-    from tests.tiny_models import build_tiny_llava
+    from tests.support.serve import transformers_serve
+    from tests.support.tiny_models import build_tiny_llava
 
     root = tmp_path_factory.mktemp("transformers_serve")
     model_dir = build_tiny_llava(root / "tiny-llava").resolve()

@@ -38,8 +38,8 @@ from pathlib import Path
 CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
-from datasets_tsv.registry import build_dataset
-import datasets_tsv.base, datasets_tsv.detect  # what build_dataset imports on first use (pandas, numpy)
+from datasets_tsv.catalog.registry import build_dataset
+import datasets_tsv.kinds.base, datasets_tsv.catalog.detect  # what build_dataset imports on first use (pandas, numpy)
 t1 = time.perf_counter()
 dataset = build_dataset(sys.argv[1], root=sys.argv[2], progress=False)
 t2 = time.perf_counter()

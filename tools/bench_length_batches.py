@@ -4,7 +4,7 @@
 
 `vlmkit-tiny` answers the demo VQA rows, each question lengthened by a seeded random number (0-160) of filler
 words, so prompts differ in length as real benchmarks' do (hints, options, long questions). The same tasks run
-through `vlmkit.inference.run_local` twice per repeat: batches formed in dataset order (`by_length=False`) and
+through `vlmkit.run.inference.run_local` twice per repeat: batches formed in dataset order (`by_length=False`) and
 batches of similar length (`by_length=True`, what `vlmkit run` does). Prints the median seconds of each, the
 speed-up, and whether both gave the same answers for every row.
 """
@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from datasets_tsv.registry import build_dataset
-from vlmkit.inference import Task, run_local
-from vlmkit.journal import Journal
-from vlmkit.resolve import resolve_model
+from datasets_tsv.catalog.registry import build_dataset
+from vlmkit.run.inference import Task, run_local
+from vlmkit.run.journal import Journal
+from vlmkit.run.resolve import resolve_model
 
 FILLER = ("please", "look", "carefully", "at", "the", "picture", "and", "answer", "briefly")
 

@@ -237,7 +237,7 @@ def payloads(tmp: Path, cores: tuple[int, int]) -> dict[str, Any]:
     from PIL import Image
 
     from datasets_tsv.custom import build_custom_dataset
-    from vlmkit.openai_format import to_openai_messages
+    from vlmkit.formats.openai_chat import to_openai_messages
     from vlmkit.perf.requests import build_requests
 
     _, server = cores

@@ -44,8 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_mmbench_like import L2_CATEGORIES, WORDS, random_jpeg
 
 from vlmkit.report.cli import main as report_main
-from vlmkit.results import write_json
-from vlmkit.scoring.mcq import score_mcq
+from vlmkit.outputs.writers import write_json
+from vlmkit.scoring.kinds.mcq import score_mcq
 
 MODEL, DATASET = "bench-model", "BenchMCQ"
 LETTERS = "ABCD"

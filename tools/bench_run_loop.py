@@ -5,11 +5,11 @@
 One invocation, one mock server (tools/mock_openai_server.py, no delay, 4 tokens, plain JSON answers: `vlmkit run`
 does not stream), pinned to one core; each client pinned to the other:
 
-1. `vlmkit run` (vlmkit.cli.main in this process, as the command line runs it): a served model (`--api-base`) on a
+1. `vlmkit run` (vlmkit.cli.main.main in this process, as the command line runs it): a served model (`--api-base`) on a
    text-only custom QA dataset of N rows written to a temporary folder, `--nproc` requests at once, a fresh work
    dir: the whole command (dataset load, inference with each answer journalled as it arrives, scoring, results
    files). The progress bar is drawn only on a terminal; here it is off, as in a script.
-2. the run loop alone: vlmkit.inference.run_api, what `vlmkit run` calls to infer (`--nproc` worker threads, each
+2. the run loop alone: vlmkit.run.inference.run_api, what `vlmkit run` calls to infer (`--nproc` worker threads, each
    calling the model and appending its answer's record to the journal, one write per record; the progress bar
    drawn to a discarded stream), on the same rows, with the same model class; without the dataset load, the
    scoring and the result files (xlsx, jsonl, csv, results.json) the whole command adds;
@@ -50,7 +50,7 @@ def write_dataset(folder: Path, rows: int) -> Path:
 
 def run_vlmkit(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int]:
     """Seconds for the whole `vlmkit run`, and the predictions it wrote."""
-    from vlmkit.cli import main
+    from vlmkit.cli.main import main
 
     argv = ["run", "--model", "served", "--api-base", url, "--custom-dataset-path", str(data), "--nproc", str(nproc),
             "--work-dir", str(work)]
@@ -67,11 +67,11 @@ def run_vlmkit(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int
 
 
 def run_loop(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int]:
-    """Seconds for vlmkit.inference.run_api over the rows (journal, progress bar, records), and its errors."""
+    """Seconds for vlmkit.run.inference.run_api over the rows (journal, progress bar, records), and its errors."""
     from datasets_tsv.custom import build_custom_dataset
     from vlm.api.openai_compat import OpenAICompatModel
-    from vlmkit.inference import Task, run_api
-    from vlmkit.journal import Journal
+    from vlmkit.run.inference import Task, run_api
+    from vlmkit.run.journal import Journal
 
     dataset = build_custom_dataset(data)
     lines = [dataset.line(i) for i in range(len(dataset.data))]

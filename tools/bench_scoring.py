@@ -25,7 +25,7 @@ import time
 
 import pandas as pd
 
-from vlmkit.scoring.mcq import score_mcq
+from vlmkit.scoring.kinds.mcq import score_mcq
 
 L2 = {
     "coarse_perception": ["image_style", "image_scene", "image_emotion", "image_quality", "image_topic"],

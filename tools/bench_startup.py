@@ -29,7 +29,7 @@ def time_command(args: list[str], repeats: int) -> float:
 def torch_imported(args: list[str]) -> bool:
     code = (
         "import sys, contextlib, io\n"
-        "from vlmkit.cli import main\n"
+        "from vlmkit.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try: main(sys.argv[1:])\n"
         "    except SystemExit: pass\n"

@@ -1,4 +1,4 @@
-"""Time writing the predictions table: pandas' to_excel (openpyxl) against vlmkit.xlsx.write_xlsx, best of N.
+"""Time writing the predictions table: pandas' to_excel (openpyxl) against vlmkit.outputs.xlsx.write_xlsx, best of N.
 
     python tools/bench_xlsx.py [--rows 4329] [--repeats 3]
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from vlmkit.xlsx import write_xlsx
+from vlmkit.outputs.xlsx import write_xlsx
 
 WORDS = "cat dog bird fish tree car house river mountain cloud lamp chair table book phone cup".split()
 
@@ -83,11 +83,11 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"pandas.to_excel(openpyxl)   {t_pandas:.4f} s  {t_pandas / cells * 1e6:6.2f} us/cell  "
           f"{sizes['pandas.xlsx']:>9,} bytes")
-    print(f"vlmkit.xlsx level 1         {t_ours:.4f} s  {t_ours / cells * 1e6:6.2f} us/cell  "
+    print(f"vlmkit.outputs.xlsx level 1         {t_ours:.4f} s  {t_ours / cells * 1e6:6.2f} us/cell  "
           f"{sizes['ours.xlsx']:>9,} bytes  ({t_pandas / t_ours:.1f}x faster)")
-    print(f"vlmkit.xlsx level 6         {t_ours6:.4f} s  {t_ours6 / cells * 1e6:6.2f} us/cell  "
+    print(f"vlmkit.outputs.xlsx level 6         {t_ours6:.4f} s  {t_ours6 / cells * 1e6:6.2f} us/cell  "
           f"{sizes['ours6.xlsx']:>9,} bytes")
-    print(f"vlmkit.xlsx rows from itertuples  {t_iter:.4f} s")
+    print(f"vlmkit.outputs.xlsx rows from itertuples  {t_iter:.4f} s")
     verdict = "same values" if same else "same but floats in the 17th digit" if close else "DIFFERENT VALUES"
     print(f"read back by pandas.read_excel, vlmkit's file against pandas': {verdict}; "
           f"vlmkit's file against the table written: {'equal' if exact else 'DIFFERENT'}")

@@ -55,8 +55,8 @@ SERVED_NAME = "vlmkit-tiny-vllm"
 DATASET = "vlmkit_demo_mcq"
 MAX_MODEL_LEN = 512
 TOO_MANY_TOKENS = 1024  # more than MAX_MODEL_LEN: vLLM refuses every request with HTTP 400
-STOPPED_EXIT = 4  # vlmkit.exit_codes.STOPPED
-EARLY_WINDOW = 8  # vlmkit.failures.EARLY_WINDOW: the samples that decide an early stop
+STOPPED_EXIT = 4  # vlmkit.cli.exit_codes.STOPPED
+EARLY_WINDOW = 8  # vlmkit.run.failures.EARLY_WINDOW: the samples that decide an early stop
 
 SHIM = '''"""Stand-in for the one torchvision import vLLM's LLaVA path needs (written by tools/check_vllm.py)."""
 import importlib.util

@@ -25,8 +25,8 @@ from typing import Any
 import pandas as pd
 
 from datasets_tsv.custom import CustomDataError, CustomDataset, build_custom_dataset
-from vlmkit.errors import DataError
-from vlmkit.media import MediaError, bytes_to_b64, bytes_to_image
+from vlmkit.core.errors import DataError
+from vlmkit.core.media import MediaError, bytes_to_b64, bytes_to_image
 
 INTERNAL = frozenset({"answer_status", "type", "path", "messages", "parameters", "system", "image"})
 FIRST = ("index", "image", "question", "hint")

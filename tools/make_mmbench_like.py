@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from vlmkit.media import bytes_to_b64
+from vlmkit.core.media import bytes_to_b64
 
 CIRCULAR_STRIDE = 1_000_000
 COLUMNS = ["index", "question", "hint", "A", "B", "C", "D", "answer", "category", "image", "source",

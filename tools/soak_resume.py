@@ -37,7 +37,7 @@ from typing import Any
 import pandas as pd
 from PIL import Image
 
-from vlmkit.media import bytes_to_b64
+from vlmkit.core.media import bytes_to_b64
 
 FAULTS = ("429", "500", "drop", "truncate", "timeout")
 FAULT_TEXT = "injected fault"  # the body of every failed reply: it must never become a prediction

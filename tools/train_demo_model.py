@@ -57,8 +57,8 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
-from vlmkit.scoring.mcq import extract_choice
-from vlmkit.scoring.yorn import extract_yes_no
+from vlmkit.scoring.kinds.mcq import extract_choice
+from vlmkit.scoring.kinds.yorn import extract_yes_no
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import demo_tasks  # noqa: E402

@@ -1,10 +1,10 @@
 """BaseModel: the whole contract for someone adding a model is `generate(msgs, dataset=None) -> str`.
 
 Optional: `use_custom_prompt(info)` + `build_prompt(line, info)` (the model owns the prompt for that dataset; `info`
-is a `vlmkit.prompting.DatasetInfo`: the dataset's name, kind and the row's decoded images; `str(info)` is the
+is a `vlmkit.core.contracts.DatasetInfo`: the dataset's name, kind and the row's decoded images; `str(info)` is the
 name), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`), `close()`
 (release what the model holds), and the declared capabilities below. A failure is an exception
-(`vlmkit.generation.ModelCallError` for typed ones), never a string returned as the answer.
+(`vlmkit.core.model_calls.ModelCallError` for typed ones), never a string returned as the answer.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from vlmkit.generation import Generation, UnsupportedInputError
-from vlmkit.message import Part, Turn, iter_parts, normalise_conversation
-from vlmkit.prompting import DatasetInfo
+from vlmkit.core.model_calls import Generation, UnsupportedInputError
+from vlmkit.core.message import Part, Turn, iter_parts, normalise_conversation
+from vlmkit.core.contracts import DatasetInfo
 
 Item = TypeVar("Item")
 
@@ -53,7 +53,7 @@ class BaseModel:
         """Text plus usage. Subclasses implement this one, `generate`, or `generate_batch` (this is then a batch of
         one).
 
-        params: per-request generation parameters (see vlmkit.generation.GENERATION_PARAMS) that override the
+        params: per-request generation parameters (see vlmkit.core.model_calls.GENERATION_PARAMS) that override the
         model's own settings for this call. A model that implements only `generate` cannot take them and says so.
         """
         if type(self).generate_batch is not BaseModel.generate_batch and type(self).generate is BaseModel.generate:

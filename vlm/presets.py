@@ -21,7 +21,7 @@ Columns (tab-separated, one registry name per line, `#` lines and blank lines ig
                       sends; `--system-prompt` wins, and a row's own system turn wins over both.
 - notes               where vlmkit still differs from VLMEvalKit for this model (recorded in results.json).
 
-The generic transformers path applies a preset (`vlm.hf.generic.HFVisionModel(preset=...)`): the limits to the
+The generic transformers path applies a preset (`vlm.local.generic.HFVisionModel(preset=...)`): the limits to the
 processor, the generation settings where the user set none, the system prompt where the user gave none.
 Reading the file imports no model code, torch or transformers.
 """

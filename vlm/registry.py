@@ -15,10 +15,10 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from vlmkit.registry import Registry
+from vlmkit.core.registry import Registry
 
-HF_MODEL = "vlm.hf.generic:HFVisionModel"
-AUDIO_MODEL = "vlm.hf.audio_models:HFAudioModel"
+HF_MODEL = "vlm.local.generic:HFVisionModel"
+AUDIO_MODEL = "vlm.local.audio_models:HFAudioModel"
 API_MODEL = "vlm.api.openai_compat:OpenAICompatModel"
 LOCAL_MODELS = frozenset({HF_MODEL, AUDIO_MODEL})
 

@@ -4,7 +4,7 @@
 AISBench mm_custom, an image jsonl) or an EvalScope directory (`{subset}_val.*`, `{subset}_dev.*`), applies a
 `.meta.json`, and returns a `CustomDataset` with the runner's dataset protocol. Where each decision is written:
 
-- reading.py     - CSV/JSONL reading, line numbers, CustomDataError (a vlmkit.errors.DataError)
+- reading.py     - CSV/JSONL reading, line numbers, CustomDataError (a vlmkit.core.errors.DataError)
 - fields.py      - field aliases (query/prompt/response/reference_response/system_prompt), options, answer
                    normalisation, Ark `parameters`, the row index
 - text_mcq_qa.py - format detection and text MCQ/QA rows; answers given as option text; inference-only files
@@ -15,14 +15,14 @@ AISBench mm_custom, an image jsonl) or an EvalScope directory (`{subset}_val.*`,
 - rows.py        - the dataset class: prompts (exact few-shot layout), evaluation, info()
 - mcq_eval.py    - MCQ scoring of custom rows (invalid/missing answers left out and reported)
 - loader.py      - names, indices of repeated rows, file_md5, parameter precedence
-QA metrics live in vlmkit.scoring.text_qa.
+QA metrics live in vlmkit.scoring.kinds.text_qa.
 """
 
-from .evalscope import list_subsets
-from .loader import build_custom_dataset
-from .meta import MetaConfig, load_meta, meta_path_for
-from .reading import CustomDataError, Record, read_records
-from .rows import CustomDataset
+from datasets_tsv.custom.evalscope import list_subsets
+from datasets_tsv.custom.loader import build_custom_dataset
+from datasets_tsv.custom.meta import MetaConfig, load_meta, meta_path_for
+from datasets_tsv.custom.reading import CustomDataError, Record, read_records
+from datasets_tsv.custom.rows import CustomDataset
 
 __all__ = [
     "CustomDataError",

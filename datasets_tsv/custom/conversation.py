@@ -14,8 +14,8 @@ Shapes (one per row; a file may mix the first two):
 
 Every row keeps its conversation in the `messages` column (single-turn rows get [system?, user]) so the prediction
 record shows it; `question` holds the last user turn's text, and `parameters` the object the file gave (a CSV/Excel
-cell's text read as the dict it spells) for Ark's output records (vlmkit.ark_output). `parameters` (temperature,
-top_p, max_tokens, stop, ...) are checked against vlmkit.generation.GENERATION_PARAMS and reach the model per
+cell's text read as the dict it spells) for Ark's output records (vlmkit.outputs.ark). `parameters` (temperature,
+top_p, max_tokens, stop, ...) are checked against vlmkit.core.model_calls.GENERATION_PARAMS and reach the model per
 request through `generation_params`, overriding the run's defaults (Ark: the dataset's parameters win); see
 fields.parse_parameters for the Ark keys that are dropped.
 """
@@ -25,10 +25,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from vlmkit.cells import is_blank
-from vlmkit.message import ROLES, MessageError, normalise_conversation
+from vlmkit.core.cells import is_blank
+from vlmkit.core.message import ROLES, MessageError, normalise_conversation
 
-from .fields import (
+from datasets_tsv.custom.fields import (
     QUESTION_KEYS,
     SYSTEM_KEYS,
     answer_keys,
@@ -37,8 +37,8 @@ from .fields import (
     pick,
     require_question,
 )
-from .reading import CustomDataError, Record, where
-from .text_mcq_qa import Built, answer_value, finish_answers, row_params
+from datasets_tsv.custom.reading import CustomDataError, Record, where
+from datasets_tsv.custom.text_mcq_qa import Built, answer_value, finish_answers, row_params
 
 
 def conversation_row(path: Path, record: Record) -> dict[str, Any]:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from datasets_tsv.image_mcq import mcq_prompt
+from datasets_tsv.kinds.mcq import mcq_prompt
 
-from .fields import (
+from datasets_tsv.custom.fields import (
     answer_keys,
     detect_options,
     pick,
@@ -28,8 +28,8 @@ from .fields import (
     row_options,
     text_value,
 )
-from .reading import SUFFIXES, CustomDataError, read_records, where
-from .text_mcq_qa import answer_value
+from datasets_tsv.custom.reading import SUFFIXES, CustomDataError, read_records, where
+from datasets_tsv.custom.text_mcq_qa import answer_value
 
 EVAL_SPLITS = ("val", "test")
 POOL_SPLIT = "dev"

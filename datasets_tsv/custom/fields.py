@@ -23,11 +23,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from vlmkit.cells import is_blank, whole_number
-from vlmkit.generation import check_params
-from vlmkit.scoring.text_norm import cell_text
+from vlmkit.core.cells import is_blank, whole_number
+from vlmkit.core.model_calls import check_params
+from vlmkit.scoring.common.text_norm import cell_text
 
-from .reading import CustomDataError, Record, where
+from datasets_tsv.custom.reading import CustomDataError, Record, where
 
 QUESTION_KEYS = ("question", "query", "prompt")
 ANSWER_KEYS = ("answer", "reference_response", "response")
@@ -133,7 +133,7 @@ def resolve_answer(value: Any, options: Sequence[tuple[str, str]]) -> tuple[str 
 
 
 def positive_int(value: Any, *, allow_zero: bool = False) -> int | None:
-    """A whole number (vlmkit.cells.whole_number: an int, an integral float or a digit string) that is >= 1
+    """A whole number (vlmkit.core.cells.whole_number: an int, an integral float or a digit string) that is >= 1
     (>= 0 with allow_zero), as int; None for anything else."""
     number = whole_number(value)
     return number if number is not None and number >= (0 if allow_zero else 1) else None
@@ -156,7 +156,7 @@ def parse_parameters(path: Path, record: Record) -> tuple[dict[str, Any], list[s
     A string cell (CSV/Excel) is read as JSON or as a Python dict literal (`{'temperature': 1.0}`). Ark files
     routinely carry `logprobs: false`, `top_logprobs` and `stop: []`; vlmkit records no log-probabilities, so
     `logprobs: false`, `top_logprobs` (meaningless without logprobs) and an empty `stop` are dropped (noted in
-    info()); `logprobs: true` is an error. Any other key must be in vlmkit.generation.GENERATION_PARAMS.
+    info()); `logprobs: true` is an error. Any other key must be in vlmkit.core.model_calls.GENERATION_PARAMS.
     """
     value = record.fields.get("parameters")
     if is_blank(value):

@@ -26,17 +26,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vlmkit.files import md5_of
-from vlmkit.scoring.text_qa import QA_METRICS, SEGMENTERS
+from vlmkit.core.files import md5_of
+from vlmkit.scoring.kinds.text_qa import QA_METRICS, SEGMENTERS
 
-from .conversation import build_conversation
-from .evalscope import few_shot_prefix, pool_file, subset_file
-from .fields import assign_index
-from .meta import MetaConfig, find_meta, max_tokens_plan, plan_rows
-from .mm_custom import build_mm_custom
-from .reading import CustomDataError, read_records
-from .rows import CustomDataset
-from .text_mcq_qa import Built, build_text, detect_format
+from datasets_tsv.custom.conversation import build_conversation
+from datasets_tsv.custom.evalscope import few_shot_prefix, pool_file, subset_file
+from datasets_tsv.custom.fields import assign_index
+from datasets_tsv.custom.meta import MetaConfig, find_meta, max_tokens_plan, plan_rows
+from datasets_tsv.custom.mm_custom import build_mm_custom
+from datasets_tsv.custom.reading import CustomDataError, read_records
+from datasets_tsv.custom.rows import CustomDataset
+from datasets_tsv.custom.text_mcq_qa import Built, build_text, detect_format
 
 DATA_TYPES = ("mcq", "qa")
 INFER_METHODS = ("gen",)

@@ -1,4 +1,4 @@
-"""Scoring custom multiple-choice data: vlmkit.scoring.mcq (non-circular) over the rows whose answer is valid.
+"""Scoring custom multiple-choice data: vlmkit.scoring.kinds.mcq (non-circular) over the rows whose answer is valid.
 
 A row's answer is valid when it names one of the row's non-empty options (a letter; an answer given as an
 option's text was mapped to its letter when the file was read). Rows whose answer fits no option (`invalid_target`)
@@ -6,7 +6,7 @@ or is missing (`no_target`) are left out of the accuracy, counted, and listed in
 turns into a silent miss or hit. Their predictions are still parsed, so the per-sample record shows the letter the
 model chose. The Levenshtein fallback AISBench applies always is only used under `fuzzy=True` (the runner's
 --fuzzy) and is counted apart (`counts["fuzzy"]`). With a judge (--judge), the scored rows the rules cannot read go
-to it with VLMEvalKit's MCQ prompt, as for a TSV benchmark (vlmkit.scoring.mcq).
+to it with VLMEvalKit's MCQ prompt, as for a TSV benchmark (vlmkit.scoring.kinds.mcq).
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from vlmkit.cells import is_missing, listed
+from vlmkit.core.cells import is_missing, listed
 from vlmkit.judging import Judge
-from vlmkit.scoring.breakdown import require_columns
-from vlmkit.scoring.mcq import extract_choice, score_mcq
+from vlmkit.scoring.common.breakdown import require_columns
+from vlmkit.scoring.kinds.mcq import extract_choice, score_mcq
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
 
-from .fields import resolve_answer, row_options
+from datasets_tsv.custom.fields import resolve_answer, row_options
 
 GROUP_COLUMNS = ("split", "category", "l2-category")
 

@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from vlmkit.files import md5_of
+from vlmkit.core.files import md5_of
 
-from .fields import positive_int
-from .reading import CustomDataError, where
+from datasets_tsv.custom.fields import positive_int
+from datasets_tsv.custom.reading import CustomDataError, where
 
 META_SUFFIX = ".meta.json"
 META_KEYS = ("request_count", "sampling_mode", "output_config")

@@ -20,10 +20,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from vlmkit.message import MEDIA_TYPES, is_url, media_type_of
+from vlmkit.core.message import MEDIA_TYPES, is_url, media_type_of
 
-from .reading import CustomDataError, Record, where
-from .text_mcq_qa import Built, finish_answers, row_params, text_row
+from datasets_tsv.custom.reading import CustomDataError, Record, where
+from datasets_tsv.custom.text_mcq_qa import Built, finish_answers, row_params, text_row
 
 
 def media_paths(path: Path, record: Record) -> tuple[str, list[str]]:

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from datasets_tsv.tsv_read import DatasetError
+from datasets_tsv.io.tsv_read import DatasetError
 
 SUFFIXES = (".jsonl", ".csv")
 _FIELD_LIMIT = 1 << 30
 
 
 class CustomDataError(DatasetError):
-    """Bad custom-dataset input (a vlmkit.errors.DataError): the text names the file, the line and the field."""
+    """Bad custom-dataset input (a vlmkit.core.errors.DataError): the text names the file, the line and the field."""
 
 
 @dataclass

@@ -5,7 +5,7 @@ The table (`data`) has a unique `index`, the canonical columns of its format (`q
 .meta.json repeated or reordered rows) and every other column of the file as it was.
 
 Prompts (`build_prompt`):
-- text MCQ: VLMEvalKit's MCQ text (datasets_tsv.image_mcq.mcq_prompt: `Question: ...\\nOptions:\\nA. ...\\n` and
+- text MCQ: VLMEvalKit's MCQ text (datasets_tsv.kinds.mcq.mcq_prompt: `Question: ...\\nOptions:\\nA. ...\\n` and
   `Please select the correct answer from the options above. \\n`), without images - plain-text MCQ is the
   degenerate case of the image kinds;
 - text QA: the question itself (OpenCompass's qa template `{question}`);
@@ -16,10 +16,10 @@ Prompts (`build_prompt`):
 - a row with a `system` text becomes a conversation `[system turn, user turn]`; a conversation row (`messages`)
   is given as its turns.
 
-Scoring (`evaluate`): MCQ by datasets_tsv.custom.mcq_eval; QA by vlmkit.scoring.text_qa, or with a judge by
-vlmkit.scoring.qa_judge (each reply scored 0-10 against its reference). Conversation datasets (Ark / EvalScope
+Scoring (`evaluate`): MCQ by datasets_tsv.custom.mcq_eval; QA by vlmkit.scoring.kinds.text_qa, or with a judge by
+vlmkit.scoring.kinds.qa_judge (each reply scored 0-10 against its reference). Conversation datasets (Ark / EvalScope
 conversation files) say `output_format = "ark"`: the runner then also writes Ark's output records
-(vlmkit.ark_output, `<run_dir>/ark_output.jsonl`).
+(vlmkit.outputs.ark, `<run_dir>/ark_output.jsonl`).
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from datasets_tsv.image_mcq import mcq_prompt
-from datasets_tsv.table import TableRows
-from vlmkit.cells import index_key, is_blank
+from datasets_tsv.kinds.mcq import mcq_prompt
+from datasets_tsv.io.table import TableRows
+from vlmkit.core.cells import index_key, is_blank
 from vlmkit.judging import Judge
-from vlmkit.message import Part, Turn, normalise_conversation
+from vlmkit.core.message import Part, Turn, normalise_conversation
 from vlmkit.scoring.result import EvalResult
 
-from .fields import row_options, text_value
-from .reading import CustomDataError
+from datasets_tsv.custom.fields import row_options, text_value
+from datasets_tsv.custom.reading import CustomDataError
 
 FORMATS = ("text", "conversation", "mm_custom")
 DATA_TYPES = ("mcq", "qa")
@@ -71,7 +71,7 @@ class CustomDataset(TableRows):
         self.source = Path(source)
         self.file_md5 = file_md5
         self.format = data_format
-        # "ark": the runner writes Ark's output records for this dataset (vlmkit.ark_output); None: no extra file
+        # "ark": the runner writes Ark's output records for this dataset (vlmkit.outputs.ark); None: no extra file
         self.output_format: str | None = "ark" if data_format == "conversation" else None
         self.data_type = data_type
         self.kind = data_type
@@ -88,7 +88,7 @@ class CustomDataset(TableRows):
         self._params = {k: dict(p) for k, p in zip(keys, params or [None] * len(keys)) if p}
         self._records: list[dict[str, Any]] | None = None
 
-    # -- rows (len, line, repr: datasets_tsv.table) ---------------------------------------------------------------
+    # -- rows (len, line, repr: datasets_tsv.io.table) ---------------------------------------------------------------
     @property
     def source_file(self) -> Path:
         return self.source
@@ -146,7 +146,7 @@ class CustomDataset(TableRows):
     def evaluate(self, predictions: pd.DataFrame, *, fuzzy: bool = False, judge: Judge | None = None) -> EvalResult:
         """Score predictions (this table plus `prediction`). MCQ: accuracy (0..1, as VLMEvalKit), the judge reading
         the replies the rules cannot; QA: the qa_metrics x100, and with a judge each reply judged against its
-        reference (vlmkit.scoring.qa_judge: `judge_score` 0..100 first). A table without `answer` is an
+        reference (vlmkit.scoring.kinds.qa_judge: `judge_score` 0..100 first). A table without `answer` is an
         inference-only dataset: an error to evaluate."""
         for column in ("index", "prediction", "answer"):
             if column not in predictions.columns:
@@ -155,14 +155,14 @@ class CustomDataset(TableRows):
                     f"{what}: no `{column}` column, nothing to score for {self.name} (inference only)"
                 )
         if self.data_type == "mcq":
-            from .mcq_eval import evaluate_mcq
+            from datasets_tsv.custom.mcq_eval import evaluate_mcq
 
             return evaluate_mcq(predictions, self.option_letters, fuzzy=fuzzy, judge=judge)
         if judge is not None:
-            from vlmkit.scoring.qa_judge import score_qa_with_judge
+            from vlmkit.scoring.kinds.qa_judge import score_qa_with_judge
 
             return score_qa_with_judge(predictions, judge, self.qa_metrics, segmenter=self.segmenter)
-        from vlmkit.scoring.text_qa import score_text_qa
+        from vlmkit.scoring.kinds.text_qa import score_text_qa
 
         return score_text_qa(predictions, self.qa_metrics, segmenter=self.segmenter)
 

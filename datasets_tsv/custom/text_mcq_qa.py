@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlmkit.cells import is_blank, listed
+from vlmkit.core.cells import is_blank, listed
 
-from .fields import (
+from datasets_tsv.custom.fields import (
     ANSWER_KEYS,
     QUESTION_KEYS,
     SYSTEM_KEYS,
@@ -38,7 +38,7 @@ from .fields import (
     row_options,
     text_value,
 )
-from .reading import CustomDataError, Record, where
+from datasets_tsv.custom.reading import CustomDataError, Record, where
 
 CONVERSATION_KEYS = frozenset(
     {"prompt", "system", "system_prompt", "parameters", "query", "response", "reference_response", "session_id"}

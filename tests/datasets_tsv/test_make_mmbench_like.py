@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from datasets_tsv.registry import build_dataset
+from datasets_tsv.catalog.registry import build_dataset
 
-from .tsvs import files_under
+from tests.support.tsvs import files_under
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "make_mmbench_like.py"
 

@@ -1,4 +1,4 @@
-"""One helper for one job: the dataset classes use vlmkit.cells for missing/blank cells, index keys and whole
+"""One helper for one job: the dataset classes use vlmkit.core.cells for missing/blank cells, index keys and whole
 numbers, and share one implementation of `line()` and `repr`."""
 
 from __future__ import annotations
@@ -6,25 +6,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import datasets_tsv.base as base
+import datasets_tsv.kinds.base as base
 import datasets_tsv.custom.fields as fields
-import datasets_tsv.images as images
-from datasets_tsv.base import DatasetError, TSVDataset
+import datasets_tsv.io.images as images
+from datasets_tsv.kinds.base import DatasetError, TSVDataset
 from datasets_tsv.custom import CustomDataError, CustomDataset, build_custom_dataset
 from datasets_tsv.custom.fields import positive_int
 from datasets_tsv.custom.meta import load_meta
-from datasets_tsv.image_yorn import ImageYORNDataset
-from datasets_tsv.table import TableRows
-from vlmkit.cells import index_key
+from datasets_tsv.kinds.yorn import ImageYORNDataset
+from datasets_tsv.io.table import TableRows
+from vlmkit.core.cells import index_key
 
-from .tsvs import b64, image_bytes, write_tsv
+from tests.support.tsvs import b64, image_bytes, write_tsv
 
 
 def test_no_second_copy_of_the_cell_helpers():
     assert not hasattr(base, "is_missing")
-    assert images.index_key is index_key  # the one from vlmkit.cells, used, not redefined
+    assert images.index_key is index_key  # the one from vlmkit.core.cells, used, not redefined
     for name in ("is_blank", "listed"):
-        assert not hasattr(fields, name) or getattr(fields, name).__module__ == "vlmkit.cells"
+        assert not hasattr(fields, name) or getattr(fields, name).__module__ == "vlmkit.core.cells"
     assert TSVDataset.line is CustomDataset.line is TableRows.line
     assert TSVDataset.__repr__ is CustomDataset.__repr__ is TableRows.__repr__
 

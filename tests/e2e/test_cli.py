@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.datasets_tsv.tsvs import b64, image_bytes, write_tsv
-from tests.e2e.run_helpers import chat_only, chat_requests
+from tests.support.tsvs import b64, image_bytes, write_tsv
+from tests.support.run_helpers import chat_only, chat_requests
 
 
 def vlmkit(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -64,7 +64,7 @@ def test_missing_local_weights_say_how_to_point_at_them(lmu_root: Path, tmp_path
 
 @pytest.fixture(scope="module")
 def tiny_llava(tmp_path_factory) -> Path:
-    from tests.tiny_models import build_tiny_llava
+    from tests.support.tiny_models import build_tiny_llava
 
     return build_tiny_llava(tmp_path_factory.mktemp("models") / "tiny-llava")
 
@@ -99,7 +99,7 @@ def _sum_answer(request):
     """Answers an addition question right: by option letter for MCQ prompts, by the number for QA prompts."""
     import re
 
-    from tests.servers import chat_reply
+    from tests.support.servers import chat_reply
 
     content = request.body["messages"][-1]["content"]
     text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content if p.get("type") == "text")
@@ -109,7 +109,7 @@ def _sum_answer(request):
 
 
 def test_custom_files_by_flags_and_by_config_file(tmp_path: Path):
-    from tests.servers import FaultServer
+    from tests.support.servers import FaultServer
 
     work = tmp_path / "out"
     with FaultServer(chat_only(_sum_answer)) as server:
@@ -161,7 +161,7 @@ def test_list_datasets_filters_and_columns():
 
 
 def test_a_user_tsv_is_scored_by_the_metric_asked_for_and_the_run_says_why(tmp_path: Path):
-    from tests.servers import FaultServer, chat_reply
+    from tests.support.servers import FaultServer, chat_reply
 
     lmu = tmp_path / "LMUData"
     rows = [{"index": i, "image": b64(image_bytes("red")), "question": f"Total on page {i}?", "answer": "$1,250.00"}

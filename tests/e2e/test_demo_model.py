@@ -100,7 +100,7 @@ def test_with_blank_images_the_scores_fall_to_chance(demo_run: tuple[Path, Path]
 def test_served_predictions_equal_local_ones(demo_run: tuple[Path, Path], tmp_path: Path) -> None:
     """`transformers serve` on the shipped weights through the API model path gives the local path's greedy
     answers: a user can check a serving stack against local inference this way."""
-    from tests.serve import transformers_serve
+    from tests.support.serve import transformers_serve
 
     lmu, _ = demo_run
     work = tmp_path / "out"
@@ -169,8 +169,8 @@ def test_every_trained_answer_scores_as_the_rows_answer() -> None:
     """The model is trained to answer "red" for an MCQ and "red vs blue: No" for a Y/N question
     (`demo_tasks.training_target`); vlmkit's own extraction must read each as the row's answer, or the training
     would teach answers that score wrong."""
-    from vlmkit.scoring.mcq import extract_choice
-    from vlmkit.scoring.yorn import extract_yes_no
+    from vlmkit.scoring.kinds.mcq import extract_choice
+    from vlmkit.scoring.kinds.yorn import extract_yes_no
 
     tasks = _trainer().demo_tasks
     stream = tasks.training_examples(seed=5)

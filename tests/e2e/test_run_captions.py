@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from tests.datasets_tsv.tsvs import b64, image_bytes, write_tsv
-from tests.e2e.run_helpers import chat_only, chat_requests, run_served, stderr_lines
-from tests.servers import FaultServer, chat_reply
+from tests.support.tsvs import b64, image_bytes, write_tsv
+from tests.support.run_helpers import chat_only, chat_requests, run_served, stderr_lines
+from tests.support.servers import FaultServer, chat_reply
 
 CAPTIONS = {"red": "a red square", "blue": "a blue square"}
 
@@ -47,7 +47,7 @@ def test_a_missing_caption_library_stops_the_run_before_the_model_is_asked(tmp_p
     (blocker / "pycocoevalcap").mkdir(parents=True)  # an installed-but-broken library: its import fails for real
     (blocker / "pycocoevalcap" / "__init__.py").write_text("raise ImportError('pycocoevalcap is broken here')\n")
     with FaultServer(chat_only(lambda request: chat_reply("a red square"))) as server:
-        from tests.e2e.run_helpers import vlmkit_cli
+        from tests.support.run_helpers import vlmkit_cli
 
         result = vlmkit_cli("run", "--data", "MyCaps", "--model", "served", "--api-base", server.base_url,
                             "--work-dir", str(work), "--kind", "caption",

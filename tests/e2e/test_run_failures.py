@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.run_helpers import (
+from tests.support.run_helpers import (
     answer_yes,
     chat_only,
     chat_requests,
@@ -21,7 +21,7 @@ from tests.e2e.run_helpers import (
     vlmkit_cli,
     write_yorn_tsv,
 )
-from tests.servers import FaultServer, Recorded, Reply, chat_reply
+from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
 
 N = 20
 
@@ -206,7 +206,7 @@ def test_exit_codes_are_documented_in_the_help():
 
 
 def test_only_the_same_unfixable_failure_on_every_first_sample_stops_a_run():
-    from vlmkit.failures import FirstFailures
+    from vlmkit.run.failures import FirstFailures
 
     def error(status, kind="http_4xx"):
         return {"error": {"kind": kind, "status": status, "message": f"HTTP {status}: no"}}

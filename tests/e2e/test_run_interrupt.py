@@ -12,8 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-from tests.e2e.run_helpers import answer_yes, chat_only, chat_requests, row_of, stderr_lines, write_yorn_tsv
-from tests.servers import FaultServer, Recorded, Reply
+from tests.support.run_helpers import answer_yes, chat_only, chat_requests, row_of, stderr_lines, write_yorn_tsv
+from tests.support.servers import FaultServer, Recorded, Reply
 
 FAST = {0, 1}
 

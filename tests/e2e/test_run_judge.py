@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.run_helpers import chat_only, chat_requests, question_of, row_of, stderr_lines, vlmkit_cli
-from tests.e2e.run_helpers import write_yorn_tsv
-from tests.servers import FaultServer, Recorded, Reply, chat_reply
+from tests.support.run_helpers import chat_only, chat_requests, question_of, row_of, stderr_lines, vlmkit_cli
+from tests.support.run_helpers import write_yorn_tsv
+from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
 
 N = 12
 JUDGE_KEY = "sk-judge-only-7d3e11"
@@ -208,7 +208,7 @@ def test_the_judge_from_the_config_file(yorn: Path, lmu_root: Path, tmp_path: Pa
 def test_judged_mcq_rows_by_hand(lmu_root: Path, tmp_path: Path):
     """An MCQ TSV: the rules read rows 0-3; rows 4-7 reach the judge with VLMEvalKit's prompt (options block as in
     the facts); its letters decide them (row 6: `Z`, no option; row 7: nothing readable three times)."""
-    from tests.datasets_tsv.tsvs import b64, image_bytes, write_tsv
+    from tests.support.tsvs import b64, image_bytes, write_tsv
 
     options = {"A": "cat", "B": "dog", "C": "bird", "D": "fish"}
     rows = [{"index": i, "image": b64(image_bytes()), "question": f"[{i}] Which animal?", **options,

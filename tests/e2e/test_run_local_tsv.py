@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.run_helpers import answer_yes, chat_only, stderr_lines, vlmkit_cli
+from tests.support.run_helpers import answer_yes, chat_only, stderr_lines, vlmkit_cli
 from tests.e2e.test_run_mmbench_like import write_circular_tsv
-from tests.servers import FaultServer
+from tests.support.servers import FaultServer
 
 
 def test_a_local_catalog_tsv_with_another_md5_runs_only_when_kept(lmu_root: Path, tmp_path: Path):

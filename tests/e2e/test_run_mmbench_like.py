@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from tests.e2e.run_helpers import chat_only, chat_requests
-from tests.servers import FaultServer, Recorded, Reply, chat_reply
+from tests.support.run_helpers import chat_only, chat_requests
+from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
 
 COLOURS = ["red", "green", "blue", "yellow"]
 N_GROUPS = 6
@@ -150,8 +150,8 @@ def test_run_scores_known_accuracy_and_resumes_after_a_kill(lmu: Path, tmp_path:
 
 
 def test_failed_calls_are_errors_not_predictions_and_are_retried(lmu: Path, tmp_path: Path) -> None:
-    from vlmkit.resolve import ModelOptions
-    from vlmkit.runner import RunOptions, Runner
+    from vlmkit.run.resolve import ModelOptions
+    from vlmkit.run.runner import RunOptions, Runner
 
     failing = {"healthy": False}
 

@@ -8,10 +8,10 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.run_helpers import write_yorn_tsv
+from tests.support.run_helpers import write_yorn_tsv
 from vlm.base import BaseModel
-from vlmkit.resolve import ModelSpec
-from vlmkit.runner import RunOptions, Runner
+from vlmkit.run.resolve import ModelSpec
+from vlmkit.run.runner import RunOptions, Runner
 
 EVENTS: list[tuple[Any, ...]] = []
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.run_helpers import (
+from tests.support.run_helpers import (
     answer_yes,
     chat_only,
     chat_requests,
@@ -18,7 +18,7 @@ from tests.e2e.run_helpers import (
     stderr_lines,
     write_yorn_tsv,
 )
-from tests.servers import FaultServer
+from tests.support.servers import FaultServer
 
 N = 8
 
@@ -145,7 +145,7 @@ def test_eval_never_replaces_results_that_hold_more_answers(yorn: Path, lmu_root
 def test_a_run_under_other_settings_sets_aside_the_earlier_score_files(yorn: Path, lmu_root: Path, tmp_path: Path):
     """The earlier settings' _score.csv and xlsx go aside with their journal: a later run that scores nothing must
     not leave them standing beside its own results.json, where a score collector would read them as current."""
-    from tests.servers import Reply
+    from tests.support.servers import Reply
 
     work = tmp_path / "out"
     with FaultServer(chat_only(answer_yes)) as server:

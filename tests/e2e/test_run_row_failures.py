@@ -9,9 +9,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from tests.e2e.run_helpers import chat_only, chat_requests, vlmkit_cli
-from tests.media_files import write_tone
-from tests.servers import FaultServer, Recorded, Reply, chat_reply
+from tests.support.run_helpers import chat_only, chat_requests, vlmkit_cli
+from tests.support.media_files import write_tone
+from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
 
 
 def answer(request: Recorded) -> Reply:

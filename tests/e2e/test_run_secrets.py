@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.run_helpers import answer_yes, chat_only, chat_requests, files_holding, probes, write_yorn_tsv
-from tests.servers import FaultServer, Recorded, Reply
-from vlmkit.cli import main
+from tests.support.run_helpers import answer_yes, chat_only, chat_requests, files_holding, probes, write_yorn_tsv
+from tests.support.servers import FaultServer, Recorded, Reply
+from vlmkit.cli.main import main
 
 
 def echo_refusal(request: Recorded) -> Reply:

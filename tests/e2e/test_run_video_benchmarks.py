@@ -1,9 +1,9 @@
-"""`vlmkit run --data Video-MME|MVBench --data-root DIR` end to end on miniature snapshots (tests.video_snapshots):
+"""`vlmkit run --data Video-MME|MVBench --data-root DIR` end to end on miniature snapshots (tests.support.video_snapshots):
 (a) through an API model (an in-test OpenAI-compatible server) that receives the sampled frames: the number of
 frames, which frames, and VLMEvalKit's prompt texts arrive, and results.json holds the hand-worked scores and the
 frame settings; (b) through a tiny local Qwen2-VL that takes the video natively.
 
-The catalog rows these benchmarks need are the ones proposed for datasets_tsv/catalog.tsv (`ROWS`, checked here with
+The catalog rows these benchmarks need are the ones proposed for datasets_tsv/catalog/catalog.tsv (`ROWS`, checked here with
 the catalog's own parser); while the packaged catalog does not have them yet, the tests add them for the run."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.datasets_tsv.test_video_benchmarks import (
+from tests.datasets_tsv.benchmarks.test_video_benchmarks import (
     MVBENCH_ITEMS,
     MVBENCH_REPLIES,
     MVBENCH_SYS,
@@ -25,10 +25,10 @@ from tests.datasets_tsv.test_video_benchmarks import (
     VIDEOMME_REPLIES,
     VIDEOMME_ROWS,
 )
-from tests.e2e.run_helpers import chat_only, chat_requests, row_of
-from tests.media_files import nearest_frame
-from tests.servers import FaultServer, Recorded, Reply, chat_reply
-from tests.video_snapshots import write_mvbench, write_videomme
+from tests.support.run_helpers import chat_only, chat_requests, row_of
+from tests.support.media_files import nearest_frame
+from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
+from tests.support.video_snapshots import write_mvbench, write_videomme
 
 HEADER = "name\tkind\tstatus\tscorer\tjudge\trows\tclass\tkwargs\turl\tmd5\tdescription\tnotes\n"
 VIDEOMME_NOTE = (
@@ -62,9 +62,8 @@ SCORERS = {"videomme": "video", "mvbench": "video"}
 @pytest.fixture
 def catalog(monkeypatch: pytest.MonkeyPatch) -> dict:
     """The packaged catalog plus ROWS (parsed and validated by the catalog's parser)."""
-    from datasets_tsv import catalog as catalog_module
-    from datasets_tsv import registry
-
+    from datasets_tsv.catalog import entries as catalog_module
+    from datasets_tsv.catalog import registry
     for scorer, kind in SCORERS.items():
         monkeypatch.setitem(catalog_module.SCORERS, scorer, kind)
     rows = {row.name: row for row in catalog_module.parse_rows(HEADER + ROWS, "proposed rows")}
@@ -79,7 +78,7 @@ def catalog(monkeypatch: pytest.MonkeyPatch) -> dict:
 
 
 def run(*args: str) -> int:
-    from vlmkit.cli import main
+    from vlmkit.cli.main import main
 
     return main(["run", *args])
 
@@ -210,7 +209,7 @@ def test_missing_snapshot_is_one_line(catalog: dict, lmu_root: Path, tmp_path: P
 
 
 def test_subtitle_variants_by_name(catalog: dict, tmp_path: Path):
-    from datasets_tsv.registry import build_dataset
+    from datasets_tsv.catalog.registry import build_dataset
 
     snapshot = write_videomme(tmp_path / "Video-MME", VIDEOMME_ROWS[:1])
     eight = build_dataset("Video-MME_8frame_subs", root=tmp_path, data_root=snapshot)
@@ -223,7 +222,7 @@ def test_subtitle_variants_by_name(catalog: dict, tmp_path: Path):
 # ------------------------------------------------------------------------------------------------- local model
 @pytest.fixture(scope="module")
 def tiny_qwen(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.tiny_models import build_tiny_qwen2_vl
+    from tests.support.tiny_models import build_tiny_qwen2_vl
 
     return build_tiny_qwen2_vl(tmp_path_factory.mktemp("models") / "tiny-qwen2-vl")
 
@@ -243,7 +242,7 @@ def test_both_through_a_local_qwen2_vl_with_native_video(catalog: dict, lmu_root
         settings = results["model"]["settings"]
         assert results["status"] == "success" and results["counts"]["completed"] == n
         assert settings["video_input"] == "native" and settings["nframe"] == 2
-        assert settings["video_processor"] == "vlm.hf.qwen_video (torchvision-free)"
+        assert settings["video_processor"] == "vlm.local.qwen_video (torchvision-free)"
         assert results["usage"]["input_tokens"] > 0
         records = [json.loads(line) for line in (work / "tiny" / name / "predictions.jsonl").open()]
         assert all(isinstance(r["prediction"], str) and r["error"] is None for r in records)

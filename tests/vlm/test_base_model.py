@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vlm.base import BaseModel
-from vlmkit.generation import Generation
+from vlmkit.core.model_calls import Generation
 
 
 class BatchOnly(BaseModel):

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.servers import FaultServer, chat_reply
-from tests.tiny_models import build_tiny_llava
+from tests.support.servers import FaultServer, chat_reply
+from tests.support.tiny_models import build_tiny_llava
 from vlm.api.openai_compat import OpenAICompatModel
 from vlm.base import BaseModel
-from vlmkit.generation import UnsupportedInputError, check_params
+from vlmkit.core.model_calls import UnsupportedInputError, check_params
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def tiny_llava(tmp_path_factory) -> Path:
 def hf_model(tiny_llava: Path):
     import torch
 
-    from vlm.hf.generic import HFVisionModel
+    from vlm.local.generic import HFVisionModel
 
     before = torch.get_num_threads()
     torch.set_num_threads(1)

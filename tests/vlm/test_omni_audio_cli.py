@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.run_helpers import vlmkit_cli
-from tests.media_files import write_tone
-from tests.tiny_models import build_tiny_qwen2_5_omni, build_tiny_qwen2_audio
-from vlm.hf.audio_models import HFAudioModel
+from tests.support.run_helpers import vlmkit_cli
+from tests.support.media_files import write_tone
+from tests.support.tiny_models import build_tiny_qwen2_5_omni, build_tiny_qwen2_audio
+from vlm.local.audio_models import HFAudioModel
 from vlm.registry import model_registry
-from vlmkit.generation import Generation
-from vlmkit.resolve import AUDIO_TARGET, ModelOptions, resolve_model
+from vlmkit.core.model_calls import Generation
+from vlmkit.run.resolve import AUDIO_TARGET, ModelOptions, resolve_model
 
 ORDER = ("text", "image", "video", "audio")
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.tiny_models import build_tiny_llava, build_tiny_qwen2_5_vl, build_tiny_qwen2_vl
-from vlm.hf.generic import HFVisionModel
+from tests.support.tiny_models import build_tiny_llava, build_tiny_qwen2_5_vl, build_tiny_qwen2_vl
+from vlm.local.generic import HFVisionModel
 from vlm.presets import COLUMNS, PROMPT_STYLES, PresetError, model_presets, parse_presets
 from vlm.prompts import FAMILIES, prompts_for
 from vlm.registry import LOCAL_MODELS, model_registry
-from vlmkit.resolve import ModelOptions, resolve_model
+from vlmkit.run.resolve import ModelOptions, resolve_model
 
 TSV = Path(__file__).resolve().parents[2] / "vlm" / "presets.tsv"
 QWEN_LIMITS = {"min_pixels": 1280 * 28 * 28, "max_pixels": 16384 * 28 * 28}  # as vlmeval/config.py writes them

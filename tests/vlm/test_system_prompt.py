@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.run_helpers import chat_only, chat_requests, vlmkit_cli
-from tests.servers import FaultServer, Recorded, Reply, chat_reply
-from tests.tiny_models import build_tiny_gemma3, build_tiny_qwen2_vl
-from vlm.hf.generic import HFVisionModel
-from vlmkit.errors import ConfigError
-from vlmkit.resolve import ModelOptions, resolve_model
+from tests.support.run_helpers import chat_only, chat_requests, vlmkit_cli
+from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
+from tests.support.tiny_models import build_tiny_gemma3, build_tiny_qwen2_vl
+from vlm.local.generic import HFVisionModel
+from vlmkit.core.errors import ConfigError
+from vlmkit.run.resolve import ModelOptions, resolve_model
 
 OWN_SYSTEM = "You only answer in numbers."
 

@@ -26,8 +26,8 @@ from typing import Any
 import requests
 
 from vlm.api.connection import Reply, Session
-from vlmkit.generation import ModelCallError
-from vlmkit.secrets import one_line
+from vlmkit.core.model_calls import ModelCallError
+from vlmkit.core.secrets import one_line
 
 log = logging.getLogger(__name__)
 

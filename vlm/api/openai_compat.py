@@ -3,7 +3,7 @@
 One instance is shared by the runner's worker threads: the pooled session and the retry policy are thread-safe,
 and a call keeps no state on the instance.
 
-Media (see `vlmkit.openai_format`): images as data URLs; audio as `input_audio` (wav/mp3, other formats converted
+Media (see `vlmkit.formats.openai_chat`): images as data URLs; audio as `input_audio` (wav/mp3, other formats converted
 to wav); video per `video_mode`: "frames" (default) sends the frames sampled with opencv (`nframe` evenly
 spaced, or one per 1/`fps` seconds) as consecutive JPEG `image_url` parts (shrunk to `img_max_side` when set);
 "video_url" sends one `video_url` part (the file as a base64 data URL, or an http(s) URL as given) for services
@@ -38,13 +38,13 @@ import requests
 from vlm.api.connection import ThreadSessions
 from vlm.api.http import RetryPolicy, connection_reason, post_json, server_message
 from vlm.base import BaseModel
-from vlmkit import config
-from vlmkit.cells import listed
-from vlmkit.errors import ConfigError
-from vlmkit.generation import Generation, ModelCallError, Usage
-from vlmkit.openai_format import VIDEO_MODES, to_openai_messages
-from vlmkit.secrets import one_line
-from vlmkit.video import DEFAULT_NFRAME, check_sampling, frame_data_urls
+from vlmkit.core import config
+from vlmkit.core.cells import listed
+from vlmkit.core.errors import ConfigError
+from vlmkit.core.model_calls import Generation, ModelCallError, Usage
+from vlmkit.formats.openai_chat import VIDEO_MODES, to_openai_messages
+from vlmkit.core.secrets import one_line
+from vlmkit.core.video import DEFAULT_NFRAME, check_sampling, frame_data_urls
 
 DEFAULT_API_BASE = "https://api.openai.com/v1"
 _ENDPOINT = "/chat/completions"
@@ -120,7 +120,7 @@ def usage_from(data: dict[str, Any]) -> Usage | None:
 
 def reasoning_text(data: dict[str, Any]) -> str | None:
     """The first choice's reasoning when the server gives it apart (`reasoning_content`: vLLM/SGLang reasoning
-    parsers, DeepSeek; `reasoning`: some others), else None. Kept apart from the answer (vlmkit.reasoning)."""
+    parsers, DeepSeek; `reasoning`: some others), else None. Kept apart from the answer (vlmkit.core.reasoning)."""
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return None
@@ -259,7 +259,7 @@ class OpenAICompatModel(BaseModel):
             extra["finish_reason"] = finish
         reasoning = reasoning_text(response.data)
         if reasoning is not None:
-            extra["reasoning_content"] = reasoning.strip()  # moved to the record's `reasoning` (vlmkit.inference)
+            extra["reasoning_content"] = reasoning.strip()  # moved to the record's `reasoning` (vlmkit.run.inference)
         # stripped as VLMEvalKit's API wrappers and the local path strip: a served model then predicts what it
         # predicts locally (a byte-level BPE decodes its first token with a leading space)
         return Generation(text=text.strip(), usage=usage_from(response.data), latency_ms=response.latency_ms,

@@ -7,7 +7,7 @@ own_prompts=False)` when the preset says VLMEvalKit runs the wrapper with `use_c
 `vlmeval_prompt` is `dataset`): such a family writes no prompt, and its per-dataset processor settings still apply.
 It answers VLMEvalKit's two questions:
 
-    use_custom_prompt(info: vlmkit.prompting.DatasetInfo) -> bool
+    use_custom_prompt(info: vlmkit.core.contracts.DatasetInfo) -> bool
     build_prompt(line: dict, info: DatasetInfo) -> list of parts
 
 and, optionally, the per-dataset processor settings hook:
@@ -15,7 +15,7 @@ and, optionally, the per-dataset processor settings hook:
     processor_kwargs(dataset: str | None) -> dict
 
 keyed by the dataset *name* as VLMEvalKit keys them (e.g. Qwen2VLChat's OCRBench `min_pixels`; InternVL's tile
-counts). The local transformers model (`vlm.hf.generic.HFVisionModel`) asks it once per generate call with the
+counts). The local transformers model (`vlm.local.generic.HFVisionModel`) asks it once per generate call with the
 dataset's name and hands the result to the image processor for that call only (`images_kwargs` of the processor
 call: nothing changes for the next call or for a dataset the family does not name). The keys are the image
 processor's own call arguments (anything its `valid_kwargs` names, e.g. `max_patches`, `min_patches`,
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vlmkit.registry import import_target
+from vlmkit.core.registry import import_target
 
 FAMILIES: dict[str, str] = {  # prompt_style -> "module:Class"
     "qwen2vl": "vlm.prompts.qwen2_vl:Qwen2VLPrompts",

@@ -3,7 +3,7 @@ test that picks a Chinese instruction, and a base class for a family (`PromptFam
 
 VLMEvalKit asks `DATASET_TYPE(name)` for the dataset's class `TYPE`; vlmkit's dataset classes say their kind
 instead (`DatasetInfo.kind`), and the kinds that VLMEvalKit's wrappers test map one to one (`VLMEVAL_TYPES`).
-A cell counts as missing exactly when `pd.isna` says so in VLMEvalKit (`vlmkit.cells.is_missing`).
+A cell counts as missing exactly when `pd.isna` says so in VLMEvalKit (`vlmkit.core.cells.is_missing`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from vlmkit.cells import is_blank, is_missing
-from vlmkit.prompting import DatasetInfo
+from vlmkit.core.cells import is_blank, is_missing
+from vlmkit.core.contracts import DatasetInfo
 
 # vlmkit kind -> VLMEvalKit's dataset TYPE, for the types the wrappers test. Other kinds (shortqa: VLMEvalKit's
 # 'Short', caption, video, multi-turn, ...) match none of them.

@@ -9,7 +9,7 @@ they are not here.
 VLMEvalKit decides by the dataset's TYPE and by substrings of its name. Here the type is `DatasetInfo.kind`
 (`mcq` -> MCQ, `yorn` -> Y/N, `vqa` -> VQA, anything else -> the question alone), corrected for the few catalog
 benchmarks whose VLMEvalKit TYPE differs from their vlmkit kind; every name test is a lookup in the frozensets
-below, which list the catalog names (datasets_tsv/catalog.tsv) VLMEvalKit's substrings match. A dataset outside the
+below, which list the catalog names (datasets_tsv/catalog/catalog.tsv) VLMEvalKit's substrings match. A dataset outside the
 catalog gets the rules of its kind. tests/vlm/test_prompts_internvl.py recomputes each set from the catalog with
 VLMEvalKit's substring lists written down there.
 
@@ -36,9 +36,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from vlm.prompts.common import VLMEVAL_TYPES, PromptFamily, has_cjk, row_hint, row_options
-from vlmkit.cells import is_blank
-from vlmkit.message import Part
-from vlmkit.prompting import DatasetInfo
+from vlmkit.core.cells import is_blank
+from vlmkit.core.message import Part
+from vlmkit.core.contracts import DatasetInfo
 
 DEFAULT_TILES = 6
 

@@ -32,7 +32,7 @@ from vlm.prompts.common import (
     row_question,
     vlmeval_type,
 )
-from vlmkit.prompting import DatasetInfo
+from vlmkit.core.contracts import DatasetInfo
 
 ANSWER_LETTER_EN = "\nAnswer with the option's letter from the given choices directly."
 ANSWER_LETTER_CN = "\n请直接回答选项字母。"

@@ -32,7 +32,7 @@ from vlm.prompts.common import (
     row_question,
     vlmeval_type,
 )
-from vlmkit.prompting import DatasetInfo
+from vlmkit.core.contracts import DatasetInfo
 
 MMMU_DATASETS = frozenset({"MMMU_DEV_VAL", "MMMU_TEST"})
 YORN_DATASETS = frozenset({"HallusionBench", "POPE"})  # VLMEvalKit: "MME has it's own prompt"

@@ -9,7 +9,7 @@ chat template (`User:` + `<image>` per image part + text, then `<end_of_utteranc
 string. The benchmark prompts it starts from are VLMEvalKit's (ImageMCQDataset's MCQ block, ImageVQADataset's
 short-answer line, MMMU's `<image k>` split), rebuilt here because a model never sees the dataset object.
 
-Names are matched exactly, as VLMEvalKit does, and only catalog names are listed (datasets_tsv/catalog.tsv; the
+Names are matched exactly, as VLMEvalKit does, and only catalog names are listed (datasets_tsv/catalog/catalog.tsv; the
 test checks). Other benchmarks keep the dataset's prompt (`use_custom_prompt` is False); VLMEvalKit would strip
 each text part of it (build_prompt_default), which vlmkit does not.
 
@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from vlm.prompts.common import PromptFamily, images_then_text, row_hint, row_options
-from vlmkit.cells import is_blank
-from vlmkit.message import Part
-from vlmkit.prompting import DatasetInfo
+from vlmkit.core.cells import is_blank
+from vlmkit.core.message import Part
+from vlmkit.core.contracts import DatasetInfo
 
 MCQ_CLOSING = "Please select the correct answer from the options above. \n"
 SHORT_ANSWER = "\nAnswer the question using a single word or phrase."

@@ -1,7 +1,7 @@
 """What a scorer sees of an LLM judge: ask it text prompts, get replies (or typed errors) back.
 
-A judge knows nothing of datasets, and scorers know nothing of HTTP: `vlmkit.runner` builds the judge from any
-OpenAI-compatible model, wraps it so every call is journalled and resumable (`vlmkit.judging.journalled`) and
+A judge knows nothing of datasets, and scorers know nothing of HTTP: `vlmkit.run.runner` builds the judge from any
+OpenAI-compatible model, wraps it so every call is journalled and resumable (`vlmkit.run.judge_journal`) and
 passes it to `dataset.evaluate(predictions, judge=...)`. Scorers stay in the bottom layer and keep their judge
 prompts beside them (one module per judged family).
 

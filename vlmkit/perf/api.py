@@ -12,7 +12,7 @@ marked with the load they were measured at (`load.measured`, status `partial_loa
 reported), one line per failed worker goes to the console and into the summary's warnings, later levels still
 run, and the run ends with status `workers_failed` (exit code 3 from the CLI).
 
-The key in use is masked (vlmkit.secrets) wherever it could reach a file or the console: the command line (any
+The key in use is masked (vlmkit.core.secrets) wherever it could reach a file or the console: the command line (any
 spelling of --api-key, or the key pasted into another argument), the URL, and server or worker messages.
 """
 
@@ -32,7 +32,7 @@ from vlmkit.perf.options import PerfInputError, PerfOptions, check_options
 from vlmkit.perf.requests import PreparedRequests, build_requests, dumps, request_body
 from vlmkit.perf.schedule import LevelPlan, Target, arrival_offsets, run_level
 from vlmkit.perf.workers import WorkerRuns
-from vlmkit.secrets import redacted_argv, scrub
+from vlmkit.core.secrets import redacted_argv, scrub
 
 CUT_SHORT = "run cut short by Ctrl-C: the figures cover the requests completed before it"
 WORKERS_FAILED = (
@@ -81,7 +81,7 @@ def target_for(options: PerfOptions) -> Target:
 
 def probe(target: Target, options: PerfOptions) -> dict[str, Any]:
     """One one-token streaming request; PerfInputError (one line) when the server cannot serve the run."""
-    from vlmkit.openai_format import to_openai_messages
+    from vlmkit.formats.openai_chat import to_openai_messages
 
     body = dumps(request_body(to_openai_messages("Hi"), {"max_tokens": 1}, options))
     rec = Record(-1, 0, 1, 0)
@@ -165,7 +165,7 @@ def _level_status(outcome: WorkerRuns) -> str:
 
 
 def default_out_dir(model: str) -> Path:
-    from vlmkit.resolve import model_folder_name
+    from vlmkit.run.resolve import model_folder_name
 
     return Path("outputs") / "perf" / model_folder_name(model) / datetime.now().strftime("%Y%m%d-%H%M%S")
 
@@ -177,7 +177,7 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
     from vlmkit.perf.bottleneck import client_health
     from vlmkit.perf.metrics import DEFINITIONS, summarize
     from vlmkit.perf.workers import failure_line, measured_load
-    from vlmkit.results import host_info, now_iso, package_versions
+    from vlmkit.outputs.writers import host_info, now_iso, package_versions
 
     check_options(options)
     secrets = [options.api_key]

@@ -52,8 +52,8 @@ def run_perf_command(args: argparse.Namespace) -> int:
     the load they were measured at), 130 when cut short by Ctrl-C."""
     import sys
 
-    from vlmkit import config
-    from vlmkit.errors import user_errors
+    from vlmkit.core import config
+    from vlmkit.core.errors import user_errors
     from vlmkit.perf.options import DEFAULT_MAX_TOKENS, PerfInputError, PerfOptions, parse_slo
 
     try:
@@ -116,7 +116,7 @@ def run_perf_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m vlmkit.perf.cli perf ...`: the subcommand on its own (vlmkit.cli registers the same parser)."""
+    """`python -m vlmkit.perf.cli perf ...`: the subcommand on its own (vlmkit.cli.main registers the same parser)."""
     parser = argparse.ArgumentParser(prog="vlmkit")
     add_perf_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -60,7 +60,7 @@ class PerfOptions:
 
     def public(self) -> dict[str, Any]:
         """The options as written to perf_summary.json (no key, not even one pasted into the URL)."""
-        from vlmkit.secrets import scrub
+        from vlmkit.core.secrets import scrub
 
         return {
             "model": self.model, "api_base": scrub(self.api_base, [self.api_key]), "api_key_given": bool(self.api_key),

@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-from vlmkit.files import write_text_atomic
+from vlmkit.core.files import write_text_atomic
 from vlmkit.perf.client import Record
 from vlmkit.perf.metrics import STATS, per_request
-from vlmkit.results import format_table, write_json
+from vlmkit.outputs.writers import format_table, write_json
 
 LATENCIES = ("ttft_ms", "tpot_ms", "itl_ms", "e2el_ms")
 

@@ -6,7 +6,7 @@ Request n of a level uses dataset row n % rows; one body per row is built once a
 "stream_options": {"include_usage": true}}`. max_tokens: the row's own (dataset.generation_params: per-row
 `max_tokens`, or the `.meta.json` output_config of a custom dataset) wins over `--max-tokens`.
 
-Messages come from vlmkit.openai_format.to_openai_messages, with `system_prompt` as `vlmkit run` sends it (a system
+Messages come from vlmkit.formats.openai_chat.to_openai_messages, with `system_prompt` as `vlmkit run` sends it (a system
 turn first unless the conversation has its own). The media modes it has no option for (file:// image
 URLs, `video_url`, `audio_url`) go through it as placeholder image URLs that are then swapped for the URL part;
 the default modes (data URLs, video as frames, input_audio) use it unchanged.
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vlmkit.generation import ModelCallError
-from vlmkit.media import file_to_b64
-from vlmkit.message import is_url, normalise_conversation
-from vlmkit.openai_format import to_openai_messages
+from vlmkit.core.model_calls import ModelCallError
+from vlmkit.core.media import file_to_b64
+from vlmkit.core.message import is_url, normalise_conversation
+from vlmkit.formats.openai_chat import to_openai_messages
 from vlmkit.perf.options import PerfInputError, PerfOptions
 
 try:
@@ -165,10 +165,10 @@ def build_requests(
 
 
 def _frame_sampler(nframe: int) -> Callable[[str], Sequence[str]]:
-    """Video part -> `nframe` JPEG data URLs (vlmkit.video, opencv; imported when a video is met)."""
+    """Video part -> `nframe` JPEG data URLs (vlmkit.core.video, opencv; imported when a video is met)."""
 
     def frames(path: str) -> list[str]:
-        from vlmkit.video import frame_data_urls
+        from vlmkit.core.video import frame_data_urls
 
         return frame_data_urls(path, nframe=nframe)
 

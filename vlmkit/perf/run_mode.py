@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from vlm.api.openai_compat import DEFAULT_API_BASE
-from vlmkit.errors import DataError
+from vlmkit.core.errors import DataError
 from vlmkit.perf.api import PerfResult, run_perf
 from vlmkit.perf.options import DEFAULT_MAX_TOKENS, PerfOptions
-from vlmkit.resolve import ModelSpec, model_folder_name
+from vlmkit.run.resolve import ModelSpec, model_folder_name
 
 
 def perf_options_for(spec: ModelSpec, *, work_dir: Path, dataset: str, nproc: int, limit: int | None,

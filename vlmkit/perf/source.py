@@ -12,7 +12,7 @@ CUSTOM_SUFFIXES = (".jsonl", ".csv")
 
 def load_dataset(data: str, *, meta: str | None = None, seed: int = 0, root: Path | None = None) -> Any:
     """A custom dataset (datasets_tsv.custom, with its `.meta.json`) for a .jsonl/.csv path; otherwise a catalog
-    name, `$LMUData/<name>.tsv` or a .tsv path through datasets_tsv.registry.build_dataset."""
+    name, `$LMUData/<name>.tsv` or a .tsv path through datasets_tsv.catalog.registry.build_dataset."""
     if Path(data).suffix.lower() in CUSTOM_SUFFIXES:
         if not Path(data).is_file():
             raise PerfInputError(f"--data {data}: no such file")
@@ -26,6 +26,6 @@ def load_dataset(data: str, *, meta: str | None = None, seed: int = 0, root: Pat
             raise PerfInputError(str(exc)) from None
     if meta is not None:
         raise PerfInputError("--meta applies to custom .jsonl/.csv datasets; a TSV dataset takes none")
-    from datasets_tsv.registry import build_dataset
+    from datasets_tsv.catalog.registry import build_dataset
 
     return build_dataset(data, root=root, inference_only=True)  # prompts only: a judge-scored benchmark is a source too

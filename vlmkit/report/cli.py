@@ -132,7 +132,7 @@ def _write_html(args: argparse.Namespace, rows: list, **extra: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m vlmkit.report.cli report ...`: the subcommand on its own (vlmkit.cli registers the same parser)."""
+    """`python -m vlmkit.report.cli report ...`: the subcommand on its own (vlmkit.cli.main registers the same parser)."""
     parser = argparse.ArgumentParser(prog="vlmkit")
     add_report_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -163,7 +163,7 @@ def csv_text(rows: list[Row]) -> str:
 
 def write_tables(rows: list[Row], out_dir: Path, *, with_file: bool = False) -> tuple[Path, Path]:
     """report.csv and report.md in out_dir (created); returns their paths."""
-    from vlmkit.files import write_text_atomic
+    from vlmkit.core.files import write_text_atomic
 
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = out_dir / "report.csv", out_dir / "report.md"

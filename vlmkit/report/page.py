@@ -238,7 +238,7 @@ def render(payload: dict[str, Any]) -> str:
 
 def write_page(path: Path, payload: dict[str, Any]) -> int:
     """Write the page atomically; returns its size in bytes."""
-    from vlmkit.files import write_text_atomic
+    from vlmkit.core.files import write_text_atomic
 
     text = render(payload)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vlmkit.cells import index_key
+from vlmkit.core.cells import index_key
 from vlmkit.report.runs import ReportInputError
 
 VERDICTS = ("hit", "miss", "partial", "unread", "error", "unscored")

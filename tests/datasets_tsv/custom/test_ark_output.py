@@ -1,4 +1,4 @@
-"""Ark's output records (vlmkit.ark_output) for custom conversation datasets, checked against Ark's own examples.
+"""Ark's output records (vlmkit.outputs.ark) for custom conversation datasets, checked against Ark's own examples.
 
 fixtures/ark/*_output.jsonl are the output lines of Volcengine Ark's evaluation-format page (seed 003), copied
 verbatim: a run of vlmkit over the same inputs, with the same replies, usage and judgements, must write them line
@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 
 from datasets_tsv.custom import build_custom_dataset
-from vlmkit.ark_output import ark_records, ark_usage, write_ark_output
-from vlmkit.cells import index_key
+from vlmkit.outputs.ark import ark_records, ark_usage, write_ark_output
+from vlmkit.core.cells import index_key
 from vlmkit.judging import FunctionJudge, JudgeRequest
-from vlmkit.secrets import MASK
+from vlmkit.core.secrets import MASK
 
-from .conftest import FIXTURES
+from tests.datasets_tsv.custom.conftest import FIXTURES
 
 
 def _journal_from(expected: list[dict], ds) -> dict[str, dict]:
@@ -214,10 +214,10 @@ def test_a_real_run_journal_gives_arks_example_output(tmp_path: Path):
     """The seed's multi-turn file through the runner against an in-test server that answers with Ark's replies and
     usage; the run's own journal records, judged, make Ark's example output line for line - but for the white space
     around each reply, which vlmkit's API client strips from every answer."""
-    from tests.servers import FaultServer, Recorded, Reply, chat_reply
-    from vlmkit.journal import Journal
-    from vlmkit.resolve import ModelOptions, resolve_model
-    from vlmkit.runner import Runner, RunOptions
+    from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
+    from vlmkit.run.journal import Journal
+    from vlmkit.run.resolve import ModelOptions, resolve_model
+    from vlmkit.run.runner import Runner, RunOptions
 
     seed_lines = (FIXTURES / "ark" / "multi_turn_output.jsonl").read_text(encoding="utf-8").splitlines()
     expected = [json.loads(line) for line in seed_lines]

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from datasets_tsv.custom import CustomDataError, build_custom_dataset
-from vlmkit.errors import DataError
+from vlmkit.core.errors import DataError
 
-from .conftest import FIXTURES, write
+from tests.datasets_tsv.custom.conftest import FIXTURES, write
 
 
 def fails(path: Path | str, pattern: str, **kwargs) -> str:

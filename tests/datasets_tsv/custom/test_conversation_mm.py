@@ -9,7 +9,7 @@ import pytest
 
 from datasets_tsv.custom import CustomDataError, build_custom_dataset
 
-from .conftest import make_audio, make_image, make_video, write
+from tests.datasets_tsv.custom.conftest import make_audio, make_image, make_video, write
 
 
 def jsonl(path: Path, rows: list[dict]) -> Path:

@@ -1,5 +1,5 @@
 """tools/convert_to_tsv.py: custom formats (and a folder of images + a jsonl) -> a benchmark TSV that
-datasets_tsv.registry.build_dataset reads, with images that decode to the original bytes."""
+datasets_tsv.catalog.registry.build_dataset reads, with images that decode to the original bytes."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from datasets_tsv.registry import build_dataset
+from datasets_tsv.catalog.registry import build_dataset
 
-from .conftest import FIXTURES, make_image, write
+from tests.datasets_tsv.custom.conftest import FIXTURES, make_image, write
 
 TOOL = Path(__file__).resolve().parents[3] / "tools" / "convert_to_tsv.py"
 

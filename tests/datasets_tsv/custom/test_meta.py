@@ -12,7 +12,7 @@ import pytest
 
 from datasets_tsv.custom import CustomDataError, build_custom_dataset
 
-from .conftest import FIXTURES
+from tests.datasets_tsv.custom.conftest import FIXTURES
 
 AIS = FIXTURES / "aisbench"
 

@@ -11,7 +11,7 @@ import pytest
 from datasets_tsv.custom import build_custom_dataset
 from vlmkit.judging import FunctionJudge, JudgeRequest
 
-from .conftest import FIXTURES
+from tests.datasets_tsv.custom.conftest import FIXTURES
 
 
 def _reply_of(request: JudgeRequest) -> str:

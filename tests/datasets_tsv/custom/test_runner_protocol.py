@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 from datasets_tsv.custom import build_custom_dataset
-from tests.servers import FaultServer, Recorded, Reply, chat_reply
-from vlmkit.resolve import ModelOptions, resolve_model
-from vlmkit.runner import Runner, RunOptions
+from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
+from vlmkit.run.resolve import ModelOptions, resolve_model
+from vlmkit.run.runner import Runner, RunOptions
 
-from .conftest import FIXTURES
+from tests.datasets_tsv.custom.conftest import FIXTURES
 
 SUMS = {"1+1": "2", "2+1": "3", "3+2": "5", "0+1": "1", "0+2": "3"}  # 0+2 answered wrongly on purpose
 

@@ -10,7 +10,7 @@ import pytest
 
 from datasets_tsv.custom import CustomDataError, build_custom_dataset, list_subsets
 
-from .conftest import FIXTURES
+from tests.datasets_tsv.custom.conftest import FIXTURES
 
 AIS = FIXTURES / "aisbench"
 CLOSING = "Please select the correct answer from the options above. \n"

@@ -10,7 +10,7 @@ import pytest
 
 from datasets_tsv.custom import CustomDataError, build_custom_dataset, read_records
 
-from .conftest import FIXTURES, write
+from tests.datasets_tsv.custom.conftest import FIXTURES, write
 
 AIS = FIXTURES / "aisbench"
 

@@ -1,0 +1,222 @@
+"""MVBench and MVBench_MP4 (VLMEvalKit `MVBench`, `MVBench_MP4`, vlmeval/dataset/mvbench.py) from local snapshots
+of OpenGVLab/MVBench.
+
+MVBench (branch main) as VLMEvalKit leaves it: `json/<task>.json` for its 20 tasks (each a list of {video, question,
+candidates, answer[, start, end]}) and the videos under `video/` (VLMEvalKit unzips `video/*.zip` in place), at
+the task's prefix (`video/star/Charades_v1_480/`, `video/clevrer/video_validation/`, ...). Rows come task by task
+in VLMEvalKit's order, `index` 0..n-1. Five tasks ask about seconds [start, end] of a longer clip (`bound`), and
+Episodic Reasoning's clips are folders of numbered JPEG frames at 3 fps (`data_type` frame). A video missing at
+its place is looked for under `video/data0613/` (the snapshot's supplement, which VLMEvalKit moves into place).
+The model takes one video file per row, so such a row becomes an mp4 once (`vlmkit.core.video_clips`, under
+`$LMUData/videos/<name>/`): the bounded seconds of the video, the frame folder (bounded) at 3 fps (re-encoded
+mp4v), a GIF converted; VLMEvalKit does the same
+for video models (moviepy). WebM files are read as they are.
+
+MVBench_MP4 (branch `video`): `test.json` = {"root": {task: prefix}, "meta": {task: [items]}}, the videos already
+cut, at `<prefix>/<video>`.
+
+Prompt (VLMEvalKit's `build_prompt`): a system turn with MVBench's instruction, then the user turn
+"Question: <q>\\nOptions:\\n(A) ..\\n(B) .." , the video, "\\nOnly give the best option.", and "Best option:(".
+VLMEvalKit marks that last text as an assistant turn to continue; a conversation in vlmkit cannot end on an
+assistant turn, and VLMEvalKit's local models ignore the marking (they read it as the end of the user text), so it
+is the user turn's last text here. Scoring: `vlmkit.scoring.kinds.video_mcq.score_mvbench`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from vlmkit.judging import Judge
+from vlmkit.scoring.result import EvalResult
+from vlmkit.scoring.kinds.video_mcq import candidate_list, mvbench_target, score_mvbench
+from vlmkit.core.video_clips import clip_file, frames_folder_clip
+
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+
+SYSTEM = (
+    "Carefully watch the video and pay attention to the cause and sequence of events, "
+    "the detail and movement of objects, and the action and pose of persons. "
+    "Based on your observations, select the best option that accurately addresses the question.\n"
+)
+ONLY_BEST = "\nOnly give the best option."
+ANSWER_START = "Best option:("
+FRAME_FPS = 3.0  # VLMEvalKit's frame_fps for frame-folder tasks
+
+# (task, json file, folder under the snapshot, data type, bounded): VLMEvalKit's type_data_list, in its order
+TASKS: tuple[tuple[str, str, str, str, bool], ...] = (
+    ("Action Sequence", "action_sequence.json", "video/star/Charades_v1_480/", "video", True),
+    ("Action Prediction", "action_prediction.json", "video/star/Charades_v1_480/", "video", True),
+    ("Action Antonym", "action_antonym.json", "video/ssv2_video/", "video", False),
+    ("Fine-grained Action", "fine_grained_action.json", "video/Moments_in_Time_Raw/videos/", "video", False),
+    ("Unexpected Action", "unexpected_action.json", "video/FunQA_test/test/", "video", False),
+    ("Object Existence", "object_existence.json", "video/clevrer/video_validation/", "video", False),
+    ("Object Interaction", "object_interaction.json", "video/star/Charades_v1_480/", "video", True),
+    ("Object Shuffle", "object_shuffle.json", "video/perception/videos/", "video", False),
+    ("Moving Direction", "moving_direction.json", "video/clevrer/video_validation/", "video", False),
+    ("Action Localization", "action_localization.json", "video/sta/sta_video/", "video", True),
+    ("Scene Transition", "scene_transition.json", "video/scene_qa/video/", "video", False),
+    ("Action Count", "action_count.json", "video/perception/videos/", "video", False),
+    ("Moving Count", "moving_count.json", "video/clevrer/video_validation/", "video", False),
+    ("Moving Attribute", "moving_attribute.json", "video/clevrer/video_validation/", "video", False),
+    ("State Change", "state_change.json", "video/perception/videos/", "video", False),
+    ("Fine-grained Pose", "fine_grained_pose.json", "video/nturgbd/", "video", False),
+    ("Character Order", "character_order.json", "video/perception/videos/", "video", False),
+    ("Egocentric Navigation", "egocentric_navigation.json", "video/vlnqa/", "video", False),
+    ("Episodic Reasoning", "episodic_reasoning.json", "video/tvqa/frames_fps3_hq/", "frame", True),
+    ("Counterfactual Inference", "counterfactual_inference.json", "video/clevrer/video_validation/", "video", False),
+)
+NOTE_FRAMES = (
+    "frames are sampled by the model (--nframe/--fps; vlmkit's rule: the centre frame of N equal stretches) from "
+    "the row's video (its bounded seconds, as VLMEvalKit cuts them for video models), as decoded; VLMEvalKit's "
+    "frame path also resizes and centre-crops them to 224 px and saves them after mean/std normalisation"
+)
+NOTE_PREFILL = (
+    "'Best option:(' ends the user turn: VLMEvalKit marks it as an assistant turn, which its local models read as "
+    "user text and vlmkit's conversations cannot end on"
+)
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DatasetError(f"{path}: not found") from None
+    except ValueError as exc:
+        raise DatasetError(f"{path}: not JSON ({exc})") from None
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _row(task: str, prefix: str, data_type: str, bound: bool, item: Any, where: str) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise DatasetError(f"{where}: not an object")
+    for field in ("video", "question", "candidates", "answer"):
+        if field not in item or item[field] in (None, ""):
+            raise DatasetError(f"{where}, field {field}: missing")
+    candidates = item["candidates"]
+    if not isinstance(candidates, list) or not candidates:
+        raise DatasetError(f"{where}, field candidates: not a list of options")
+    try:
+        mvbench_target([str(c) for c in candidates], str(item["answer"]))
+    except ValueError as exc:
+        raise DatasetError(f"{where}, field answer: {exc}") from None
+    start, end = _number(item.get("start")), _number(item.get("end"))
+    if bound and (start is None or end is None):
+        raise DatasetError(f"{where}: task {task} cuts its videos to [start, end], and this item has no "
+                           f"{'start' if start is None else 'end'}")
+    return {
+        "task_type": task, "prefix": prefix, "data_type": data_type, "bound": bound, "start": start, "end": end,
+        "video": str(item["video"]), "question": str(item["question"]), "answer": str(item["answer"]),
+        "candidates": json.dumps([str(c) for c in candidates], ensure_ascii=False),
+    }  # fmt: skip
+
+
+class MVBench(SnapshotVideoDataset):
+    repo_id: ClassVar[str] = "OpenGVLab/MVBench"
+    layout: ClassVar[str] = "json/<task>.json for its 20 tasks and the videos unzipped under video/"
+    notes: tuple[str, ...] = (NOTE_FRAMES, NOTE_PREFILL)
+
+    def _read_table(self) -> pd.DataFrame:
+        folder = self.snapshot / "json"
+        if not folder.is_dir():
+            raise DatasetError(f"{folder}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
+                               f"({self.layout})")
+        rows = []
+        for task, file, prefix, data_type, bound in TASKS:
+            path = folder / file
+            items = _load_json(path)
+            if not isinstance(items, list):
+                raise DatasetError(f"{path}: expected a list of questions")
+            rows += [_row(task, prefix, data_type, bound, item, f"{path}: item {i}") for i, item in enumerate(items)]
+        return self._indexed(rows)
+
+    @staticmethod
+    def _indexed(rows: list[dict[str, Any]]) -> pd.DataFrame:
+        data = pd.DataFrame(rows)
+        data.insert(0, "index", range(len(data)))
+        return data
+
+    def video_file(self, line: dict[str, Any]) -> Path:
+        """<prefix>/<video>; else the same place under `video/data0613/`, the supplement VLMEvalKit moves into place."""
+        path = self.snapshot / line["prefix"] / line["video"]
+        prefix = Path(str(line["prefix"]))
+        if not path.exists() and prefix.parts[:1] == ("video",):
+            supplement = self.snapshot / "video" / "data0613" / prefix.relative_to("video") / line["video"]
+            if supplement.exists():
+                return supplement
+        return path
+
+    def missing_hint(self) -> str:
+        video = self.snapshot / "video"
+        return f"unzip the snapshot's video/*.zip into {video} (VLMEvalKit does this on its first run)"
+
+    def question_text(self, line: dict[str, Any]) -> str:
+        """`Question: <q>\\nOptions:\\n(A) ..\\n(B) ..` (VLMEvalKit's `qa_template`)."""
+        candidates = candidate_list(line["candidates"], f"{self.name}: index {line['index']}, field candidates")
+        text = f"Question: {line['question']}\nOptions:\n"
+        text += "".join(f"({chr(ord('A') + i)}) {c}\n" for i, c in enumerate(candidates))
+        return text.rstrip()
+
+    def clip(self, line: dict[str, Any]) -> Path:
+        """The video file the model gets for a row (module docstring)."""
+        source = self.video_file(line)
+        start, end = (_number(line.get("start")), _number(line.get("end"))) if line.get("bound") else (None, None)
+        cache = self.cache_dir / str(line["prefix"]).strip("/")
+        if line.get("data_type") == "frame":
+            return frames_folder_clip(source, fps=FRAME_FPS, start=start, end=end, cache_dir=cache)
+        return clip_file(source, start=start, end=end, cache_dir=cache)
+
+    def build_prompt(self, line: dict[str, Any] | int) -> list[Any]:
+        _, row = self._row(line)
+        user = [text_part(self.question_text(row)), video_part(self.clip(row)), text_part(ONLY_BEST),
+                text_part(ANSWER_START)]
+        return [{"role": "system", "content": [text_part(SYSTEM)]}, {"role": "user", "content": user}]
+
+    def _score(self, df: pd.DataFrame, *, judge: Judge | None) -> EvalResult:
+        return score_mvbench(df, judge=judge, name=self.name)
+
+    def scorer_params(self) -> dict[str, Any]:
+        return {"scorer": "mvbench", "rule": "MVBench check_ans, then VLMEvalKit's can_infer"}
+
+
+class MVBenchMP4(MVBench):
+    """MVBench_MP4: the `video` branch of OpenGVLab/MVBench, videos already cut to mp4 (module docstring)."""
+
+    revision: ClassVar[str] = "video"
+    layout: ClassVar[str] = "test.json and the mp4 videos under the folders its `root` names"
+
+    def _read_table(self) -> pd.DataFrame:
+        path = self.snapshot / "test.json"
+        if not path.is_file():
+            raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot of branch video in "
+                               f"{self.snapshot} ({self.layout})")
+        data = _load_json(path)
+        if not isinstance(data, dict) or not isinstance(data.get("root"), dict) or not isinstance(data.get("meta"),
+                                                                                                   dict):
+            raise DatasetError(f"{path}: expected an object with `root` and `meta`")
+        rows = []
+        for task, items in data["meta"].items():
+            if task not in data["root"]:
+                raise DatasetError(f"{path}: meta task {task!r} has no folder in `root`")
+            if not isinstance(items, list):
+                raise DatasetError(f"{path}: meta task {task!r}: expected a list of questions")
+            rows += [_row(task, str(data["root"][task]), "video", False, item, f"{path}: {task} item {i}")
+                     for i, item in enumerate(items)]
+        return self._indexed(rows)
+
+    def missing_hint(self) -> str:
+        return f"expected {self.layout}"

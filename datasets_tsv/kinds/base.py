@@ -1,0 +1,302 @@
+"""TSVDataset: one benchmark is one TSV file under `$LMUData`.
+
+The table (`data`) holds every column but `image`; images are decoded once, in one streaming pass, into
+`$LMUData/images/<image_folder>/` (see `datasets_tsv.io.images`; the reading: `datasets_tsv.io.tsv_read`). A subclass
+says what kind it is (`kind`), which columns its prompts and its scorer need, how a row becomes a prompt
+(`prompt_text`) and how predictions are scored (`_score`). Nothing here looks at the dataset's name to decide
+behaviour.
+
+Reading the table differs from VLMEvalKit on purpose in one way: only an empty cell is missing. VLMEvalKit's
+pandas defaults also turn the texts `None`, `NA`, `null`, `nan` ... into NaN, which drops such an option from
+the prompt; and the option/question/hint/answer columns are read as text, so an option `3` is shown as `3`, not
+as `3.0` when its column also has blanks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from vlmkit.core.cells import index_key, is_blank
+from vlmkit.core.config import lmu_data_root
+from vlmkit.core.files import (
+    UnsafePathError,
+    contained_path,
+    download_verified,
+    write_bytes_atomic,
+)
+from vlmkit.judging import Judge
+from vlmkit.core.message import Part
+from vlmkit.scoring.result import EvalResult
+
+from datasets_tsv.io.images import decode_images
+from datasets_tsv.io.table import TableRows
+from datasets_tsv.io.tsv_read import DatasetError, parse_table, read_header, table_text
+from datasets_tsv.io.tsv_stamp import Identity, StampStore, identity, scan, take_fresh_scan
+
+__all__ = ["DatasetError", "TSVDataset"]
+
+OPTION_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+TEXT_COLUMNS = frozenset({"question", "hint", "answer", *OPTION_LETTERS})
+TABLE_SKIP = "image"  # the column the table leaves out
+READING_NOTE = "cells reading None/NA/nan are text, not missing (VLMEvalKit drops such options)"
+
+
+class TSVDataset(TableRows):
+    """A benchmark TSV: the table, its images, prompts and scoring (see the module docstring)."""
+
+    kind: ClassVar[str] = "tsv"
+    prompt_columns: ClassVar[tuple[str, ...]] = ("question",)  # needed to build prompts (checked on load)
+    answer_columns: ClassVar[tuple[str, ...]] = ("answer",)  # needed to evaluate (checked by evaluate)
+    notes: ClassVar[tuple[str, ...]] = (READING_NOTE,)  # deliberate differences from VLMEvalKit, for results.json
+    scorer_reason: str | None = None  # one line: which scorer and why (set by datasets_tsv.catalog.registry)
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        root: Path | None = None,
+        url: str | None = None,
+        md5: str | None = None,
+        tsv_path: Path | None = None,
+        image_folder: str | None = None,
+        progress: bool = True,
+        bundled: str | None = None,
+        keep_local_tsv: bool = False,
+        **kind_kwargs: Any,
+    ) -> None:
+        if kind_kwargs:
+            raise TypeError(f"{type(self).__name__} ({name}): unknown option(s) {', '.join(sorted(kind_kwargs))}")
+        self.name = name
+        self.root = Path(root).expanduser() if root is not None else lmu_data_root()
+        self.url = url or None
+        self.md5 = md5 or None
+        self.bundled = bundled or None
+        self.progress = progress
+        self.keep_local_tsv = bool(keep_local_tsv)
+        self.md5_mismatch_accepted = False
+        self.md5_source = "computed"  # or "stamp" (see _load)
+        self._verified_identity: Identity | None = None  # the file as hashed, when settled (see tsv_stamp)
+        self.tsv_path = Path(tsv_path).expanduser() if tsv_path is not None else self.root / f"{name}.tsv"
+        self.image_folder = image_folder or name
+        try:
+            self.image_root = contained_path(self.root / "images", self.image_folder)
+        except UnsafePathError as exc:
+            raise DatasetError(f"{name}: image_folder {exc}") from None
+        self.file_md5, self.data = self._load()
+        self._keys = [index_key(v) for v in self.data["index"]]
+        self._position = self._positions()
+        self._records: list[dict[str, Any]] | None = None
+        self._image_files: list[list[str]] | None = None
+        self._lock = threading.Lock()
+
+    # -- the file ------------------------------------------------------------------------------------------------
+    def _load(self) -> tuple[str, pd.DataFrame]:
+        """Make the TSV present and verified, read the table; return (md5, table).
+
+        An unchanged file (same size, mtime, ctime and inode as when it was last hashed) takes its MD5 and its
+        table from its stamp (`datasets_tsv.io.tsv_stamp`): `md5_source` is then "stamp", else "computed". A file
+        without a valid stamp is read once: the same bytes are hashed on another core while the table is streamed
+        from them (`tsv_stamp.scan`; or that read was just made for the kind detection of a local TSV, and is
+        taken over). A present file whose MD5 differs from the catalog's is never replaced (it may be the user's
+        own): it is an error naming both MD5s, unless `keep_local_tsv` accepts it as it is (info() then records
+        both MD5s and `md5_mismatch_accepted`).
+        """
+        path = self.tsv_path
+        if self.bundled:
+            self._copy_bundled(path)
+        if not path.is_file():
+            if not self.url:
+                raise DatasetError(f"{path}: not found, and {self.name!r} has no download URL; place the TSV there")
+            download_verified(self.url, path, self.md5, progress=self.progress)  # then read once as any other
+        stamps = StampStore(self.root)
+        before = identity(path)
+        fresh = take_fresh_scan(path, before, TABLE_SKIP)
+        if fresh is None:
+            stamp = stamps.lookup(path, before, TABLE_SKIP)
+            if stamp is not None:
+                self.md5_source = "stamp"
+                self._verify_md5(stamp.md5)
+                self._verified_identity = before
+                return stamp.md5, self._read_table(stamp.table)
+            fresh = scan(path, TABLE_SKIP)
+        self._verify_md5(fresh.md5)  # a file that is not the catalog's says so before any bad row
+        if fresh.error is not None:
+            self._check_header()
+            raise fresh.error
+        data = self._read_table(fresh.table)
+        if identity(path) == fresh.identity and stamps.record(
+            path, fresh.md5, fresh.identity, fresh.began_ns, fresh.table, TABLE_SKIP
+        ):
+            self._verified_identity = fresh.identity
+        return fresh.md5, data
+
+    def _verify_md5(self, actual: str) -> None:
+        if self.md5 is not None and actual != self.md5:
+            if not self.keep_local_tsv:
+                fetch = "to download the catalog's copy" if self.url else "and put the catalog's copy there"
+                raise DatasetError(
+                    f"{self.tsv_path}: MD5 {actual} differs from the catalog's {self.md5} for {self.name}; the file "
+                    f"is left as it is. Move it away {fetch}, or pass --keep-local-tsv (keep_local_tsv=True) to "
+                    "evaluate this file as it is"
+                )
+            self.md5_mismatch_accepted = True
+
+    def _copy_bundled(self, path: Path) -> None:
+        """Copy a file shipped in the package into place (again when the copy there differs from it, unless
+        keep_local_tsv: then the copy there is used and its MD5 is compared with the package's, as a catalog's)."""
+        source = resources.files("datasets_tsv").joinpath(self.bundled)
+        if not source.is_file():
+            raise DatasetError(
+                f"{self.name}: the bundled file datasets_tsv/{self.bundled} is missing from the installed package"
+            )
+        data = source.read_bytes()
+        if path.is_file() and self.keep_local_tsv:
+            self.md5 = self.md5 or hashlib.md5(data).hexdigest()
+        elif not path.is_file() or path.read_bytes() != data:
+            write_bytes_atomic(path, data)
+
+    def _check_header(self) -> None:
+        path = self.tsv_path
+        header = read_header(path)
+        if not header:
+            raise DatasetError(f"{path}: empty file (no header, no rows)")
+        for column in ("index", *self.prompt_columns):
+            if column not in header:
+                needed = "" if column == "index" else f", needed by {self.kind} prompts"
+                raise DatasetError(f"{path}: missing column `{column}`{needed}")
+
+    def _read_table(self, text: str | None = None) -> pd.DataFrame:
+        """The table without images: parsed from text (this very file's, from a scan or its stamp) or streamed from
+        the file."""
+        path = self.tsv_path
+        self._check_header()
+        data = parse_table(text if text is not None else table_text(path, skip=TABLE_SKIP), path,
+                           text_columns=TEXT_COLUMNS)
+        if data.empty:
+            raise DatasetError(f"{path}: no rows (only a header); nothing to evaluate")
+        missing = np.flatnonzero(data["index"].isna().to_numpy())
+        if len(missing):
+            raise DatasetError(f"{path}: row {missing[0]}, field index: empty")
+        return data
+
+    def _positions(self) -> dict[str, int]:
+        position: dict[str, int] = {}
+        for pos, key in enumerate(self._keys):
+            if key in position:
+                raise DatasetError(f"{self.tsv_path}: row {pos}, field index: {key} repeats row {position[key]}")
+            position[key] = pos
+        return position
+
+    # -- rows (len, line, repr: datasets_tsv.io.table) ---------------------------------------------------------------
+    @property
+    def source_file(self) -> Path:
+        return self.tsv_path
+
+    def _row(self, line: dict[str, Any] | int) -> tuple[int, dict[str, Any]]:
+        if isinstance(line, (int, np.integer)) and not isinstance(line, bool):
+            pos = int(line)
+            if not -len(self) <= pos < len(self):
+                raise IndexError(f"{self.name}: row {pos} out of range ({len(self)} rows)")
+            pos %= len(self)
+            return pos, self.line(pos)
+        if "index" not in line:
+            raise DatasetError(f"{self.name}: a line given as a dict needs its `index`")
+        key = index_key(line["index"])
+        if key not in self._position:
+            raise DatasetError(f"{self.tsv_path}: no row with index {line['index']!r}")
+        return self._position[key], line
+
+    def _where(self, line: dict[str, Any], field: str) -> str:
+        pos = self._position.get(index_key(line.get("index")), "?")
+        return f"{self.tsv_path}: row {pos} (index {line.get('index')}), field {field}"
+
+    def text(self, line: dict[str, Any], field: str) -> str:
+        """A required text cell of a row; a clear error naming file, row and field when it is missing or blank."""
+        value = line.get(field)
+        if is_blank(value):
+            raise DatasetError(f"{self._where(line, field)}: empty")
+        return str(value)
+
+    # -- images --------------------------------------------------------------------------------------------------
+    def prepare_images(self) -> None:
+        """Decode every image once into root/images/<image_folder>/ (one streaming pass; existing files reused)."""
+        with self._lock:
+            if self._image_files is None:
+                self._image_files = decode_images(
+                    self.tsv_path, self.image_root, index_keys=self._keys, progress=self.progress,
+                    tsv_md5=self._settled_md5(),
+                )
+
+    def _settled_md5(self) -> str | None:
+        """The MD5 of the file as it is now, when it is known for certain (the file is settled and unchanged since
+        it was hashed); the image decoder then may skip re-reading it (see `datasets_tsv.io.image_manifest`)."""
+        if self._verified_identity is None:
+            return None
+        try:
+            return self.file_md5 if identity(self.tsv_path) == self._verified_identity else None
+        except OSError:
+            return None
+
+    def image_paths(self, line: dict[str, Any] | int) -> list[str]:
+        """The decoded image files of a row, in order (decodes all images on first use)."""
+        pos, _ = self._row(line)
+        return self._images_at(pos)
+
+    def _images_at(self, pos: int) -> list[str]:
+        if self._image_files is None:
+            self.prepare_images()
+        return list(self._image_files[pos])  # type: ignore[index]
+
+    # -- prompts -------------------------------------------------------------------------------------------------
+    def prompt_text(self, line: dict[str, Any]) -> str:
+        """The text of a row's prompt; the plain question unless a kind says otherwise."""
+        return self.text(line, "question")
+
+    def build_prompt(self, line: dict[str, Any] | int) -> list[Part]:
+        """The row as a message: its images first, then one text part."""
+        pos, row = self._row(line)
+        parts: list[Part] = [{"type": "image", "value": p} for p in self._images_at(pos)]
+        parts.append({"type": "text", "value": self.prompt_text(row)})
+        return parts
+
+    # -- scoring -------------------------------------------------------------------------------------------------
+    def evaluate(self, predictions: pd.DataFrame, *, fuzzy: bool = False, judge: Judge | None = None) -> EvalResult:
+        """Score predictions (this table plus a `prediction` column, None where inference failed). `judge`: an LLM
+        judge (vlmkit.judging) for the answers rules cannot read, and for benchmarks only a judge can score."""
+        for column in ("index", "prediction", *self.answer_columns):
+            if column not in predictions.columns:
+                what = "the predictions" if column == "prediction" else str(self.tsv_path)
+                raise DatasetError(f"{what}: missing column `{column}`, needed to evaluate {self.name}")
+        return self._score(predictions.copy(), fuzzy=fuzzy, judge=judge)
+
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
+        raise NotImplementedError(f"{type(self).__name__} has no scorer")
+
+    def scorer_params(self) -> dict[str, Any]:
+        """The settings that decide how this dataset is scored (for info() and results.json)."""
+        return {}
+
+    def info(self) -> dict[str, Any]:
+        cls = type(self)
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "class": f"{cls.__module__}:{cls.__qualname__}",
+            "source": self.url or (f"datasets_tsv/{self.bundled}" if self.bundled else str(self.tsv_path)),
+            "tsv_path": str(self.tsv_path),
+            "md5": self.file_md5,
+            "md5_source": self.md5_source,
+            **({"catalog_md5": self.md5, "md5_mismatch_accepted": True} if self.md5_mismatch_accepted else {}),
+            "n_total": len(self),
+            "image_folder": self.image_folder,
+            "scorer": self.scorer_params(),
+            "scorer_reason": self.scorer_reason,
+            "notes": list(self.notes),
+        }

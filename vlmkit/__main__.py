@@ -1,0 +1,7 @@
+"""`python -m vlmkit ARGS`: the `vlmkit` command."""
+
+import sys
+
+from vlmkit.cli.main import main
+
+sys.exit(main())

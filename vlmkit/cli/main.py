@@ -1,0 +1,247 @@
+"""The `vlmkit` command. Parsing imports nothing heavy; each subcommand imports what it needs when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vlmkit.cli.listing import add_list_parser
+from vlmkit.perf.cli import add_perf_parser
+from vlmkit.report.cli import add_report_parser
+
+if TYPE_CHECKING:
+    from vlmkit.run.resolve import ModelOptions
+
+
+def _run_parser(sub: argparse._SubParsersAction) -> None:
+    from vlmkit.cli.exit_codes import epilog
+
+    p = sub.add_parser("run", help="infer and evaluate models on datasets", description="Infer, score, report.",
+                       epilog=epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", nargs="+", default=[], metavar="NAME", help="catalog names, $LMUData/<name>.tsv, or .tsv paths")
+    p.add_argument("--model", nargs="+", default=[], metavar="NAME", help="registry names, served model ids, or local dirs")
+    p.add_argument("--config", type=Path, default=None, help="a JSON/YAML run file (data, model, custom_datasets, options)")
+    custom = p.add_argument_group("custom datasets (AISBench / OpenCompass / EvalScope / Ark formats)")
+    custom.add_argument("--custom-dataset-path", nargs="+", default=[], metavar="PATH", help=".csv/.jsonl files or EvalScope directories")
+    custom.add_argument("--custom-dataset-meta-path", default=None, help="a .meta.json (default: <file>.meta.json beside the file)")
+    custom.add_argument("--custom-dataset-data-type", choices=("mcq", "qa"), default=None, help="default: detected (options present -> mcq)")
+    custom.add_argument("--custom-dataset-infer-method", default="gen", help="gen (ppl is not supported)")
+    custom.add_argument("--few-shot", type=int, default=0, help="few-shot examples from the {subset}_dev file (EvalScope layout)")
+    custom.add_argument("--subset", nargs="+", default=None, help="EvalScope subsets (default: every {subset}_val file)")
+    custom.add_argument("--seed", type=int, default=0, help="seed of .meta.json shuffle/random sampling")
+    custom.add_argument("--qa-metrics", nargs="+", choices=("em", "contains", "bleu", "rouge"), default=["em", "contains"])
+    p.add_argument("--mode", choices=("all", "infer", "eval", "perf"), default="all",
+                   help="perf: load-test each served model with each dataset at --nproc concurrency (see `vlmkit perf`)")
+    p.add_argument("--work-dir", type=Path, default=Path("outputs"), help="results go to WORK_DIR/<model>/ (default: outputs)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N rows of each dataset")
+    p.add_argument("--nproc", type=int, default=4, help="concurrent requests for API models (default 4)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="batch size for local models (default 1; 64 with --backend vllm, one LLM.chat call per batch)")
+    p.add_argument("--max-tokens", type=int, default=None, help="most tokens to generate per answer")
+    p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default 0: greedy)")
+    p.add_argument("--system-prompt", default=None, metavar="TEXT",
+                   help="a system turn before each conversation (a row's own system turn wins; local models: "
+                        "replaces the preset's; \"\" sends none)")
+    p.add_argument("--nframe", type=int, default=None, help="video: frames sampled per clip (default 8)")
+    p.add_argument("--fps", type=float, default=None, help="video: frames sampled per second (replaces --nframe)")
+    p.add_argument("--video-mode", choices=("frames", "video_url"), default=None,
+                   help="served models: video as sampled frames (default) or one video_url part")
+    p.add_argument("--data-root", type=Path, default=None, metavar="DIR",
+                   help="a local snapshot folder for benchmarks built from one (MVBench, Video-MME)")
+    p.add_argument("--prompt-style", choices=("model", "dataset"), default="model",
+                   help="model: a local model's own prompts where VLMEvalKit's wrapper has them (default); dataset: "
+                        "always the benchmark's prompt")
+    p.add_argument("--model-path", default=None, help="local weights directory for a local model")
+    p.add_argument("--backend", choices=("transformers", "vllm"), default="transformers",
+                   help="local models: transformers (default) or vLLM's offline engine (pip install vllm)")
+    p.add_argument("--tensor-parallel", type=int, default=None, metavar="N",
+                   help="--backend vllm: GPUs one model is split over (default 1)")
+    p.add_argument("--vllm-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="--backend vllm: a vllm.LLM argument, e.g. max_model_len=8192 (repeatable; VALUE read as JSON "
+                        "where it parses, else text)")
+    p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL (.../v1 or .../chat/completions)")
+    p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="served models: seconds to wait for one answer (default 60)")
+    p.add_argument("--retries", type=int, default=None,
+                   help="served models: extra attempts after a timeout, 429 or 5xx (default 3; 0: one attempt)")
+    judge = p.add_argument_group("LLM judge (any OpenAI-compatible model; without --judge: rules alone)")
+    judge.add_argument("--judge", default=None, metavar="MODEL",
+                       help="judge model id: reads the MCQ/Y-N answers rules cannot, and scores judge-only benchmarks")
+    judge.add_argument("--judge-api-base", default=None, metavar="URL",
+                       help="the judge's base URL (default: $OPENAI_API_BASE, else https://api.openai.com/v1)")
+    judge.add_argument("--judge-api-key", default=None, help="the judge's key (default: $OPENAI_API_KEY); never written")
+    judge.add_argument("--judge-nproc", type=int, default=4, help="concurrent judge calls (default 4)")
+    judge.add_argument("--judge-timeout", type=float, default=None, help="seconds per judge call (default 60)")
+    judge.add_argument("--judge-retries", type=int, default=None,
+                       help="extra attempts after a timeout, 429 or 5xx (default 3)")
+    rules = p.add_argument_group("how to score a TSV the catalog does not know (or put them in <name>.scoring.json)")
+    rules.add_argument("--kind", default=None, help="mcq, yorn, vqa or caption")
+    rules.add_argument("--metric", default=None,
+                       help="mcq: acc, circular; yorn: acc, mme, pope, hallusion, amber, vsr; vqa: vqa_score, anls, "
+                            "relaxed, exact, ocrbench; caption: caption (BLEU/ROUGE-L/CIDEr)")
+    rules.add_argument("--like", default=None, metavar="NAME", help="score it by this catalog benchmark's rules (e.g. MME)")
+    p.add_argument("--keep-local-tsv", action="store_true",
+                   help="run a local catalog TSV whose MD5 differs from the catalog's (recorded in results.json)")
+    p.add_argument("--reuse", action="store_true", help="keep answers journalled under other settings instead of setting them aside")
+    p.add_argument("--fuzzy", action="store_true", help="MCQ: Levenshtein fallback for unparsed answers (reported separately)")
+    p.add_argument("--lmudata", type=Path, default=None, help="dataset folder (default: $LMUData or ~/LMUData)")
+    p.add_argument("--verbose", action="store_true")
+    p.set_defaults(func=_cmd_run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vlmkit", description="Benchmark kit for vision-language models.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _run_parser(sub)
+    add_perf_parser(sub)
+    add_report_parser(sub)
+    add_list_parser(sub)
+    return parser
+
+
+def _custom_entries(args: argparse.Namespace) -> list[dict]:
+    from vlmkit.core.errors import DataError
+
+    if args.custom_dataset_meta_path and len(args.custom_dataset_path) != 1:
+        raise DataError("--custom-dataset-meta-path goes with exactly one --custom-dataset-path")
+    return [
+        {
+            "path": path, "meta_path": args.custom_dataset_meta_path, "data_type": args.custom_dataset_data_type,
+            "infer_method": args.custom_dataset_infer_method, "few_shot": args.few_shot, "subsets": args.subset,
+            "seed": args.seed, "qa_metrics": tuple(args.qa_metrics),
+        }
+        for path in args.custom_dataset_path
+    ]
+
+
+def _apply_config(args: argparse.Namespace) -> list[dict]:
+    """Merge a --config file into args (flags given on the command line win) and return its custom entries."""
+    from vlmkit.core.errors import DataError
+    from vlmkit.run.config_file import load_run_config
+
+    config = load_run_config(args.config)
+    args.data = config.data + args.data
+    args.model = config.model + args.model
+    defaults = vars(build_parser().parse_args(["run"]))
+    for key, value in config.options.items():
+        if key in ("data", "model", "config", "func") or key not in defaults:
+            raise DataError(f"{args.config}: options.{key} is not a `vlmkit run` option")
+        if getattr(args, key) == defaults[key]:
+            setattr(args, key, Path(value) if key in ("work_dir", "lmudata", "data_root") else value)
+    return config.custom_datasets
+
+
+VLLM_BATCH = 64  # the default --batch-size on vLLM: it schedules a batch itself, so one sample per call wastes it
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from vlmkit.core.errors import DataError
+    from vlmkit.cli.exit_codes import STOPPED
+    from vlmkit.run.judge import JudgeOptions
+    from vlmkit.judging import JudgeStopped
+    from vlmkit.run.resolve import ModelOptions
+    from vlmkit.run.runner import Runner, RunOptions
+
+    custom = _apply_config(args) if args.config else []
+    custom += _custom_entries(args)
+    if not args.model:
+        raise DataError("no model: give --model NAME (or `model:` in the --config file)")
+    if not args.data and not custom:
+        raise DataError("no dataset: give --data NAME or --custom-dataset-path PATH (or list them in --config)")
+
+    model_options = ModelOptions(
+        model_path=args.model_path, api_base=args.api_base, api_key=args.api_key,
+        max_tokens=args.max_tokens, temperature=args.temperature,
+        nframe=args.nframe, fps=args.fps, video_mode=args.video_mode,
+        timeout=args.timeout, retries=args.retries, system_prompt=args.system_prompt,
+        backend=args.backend, tensor_parallel=args.tensor_parallel, vllm_args=list(args.vllm_arg),
+    )
+    if args.mode == "perf":
+        return _run_perf_mode(args, model_options, custom)
+    options = RunOptions(
+        work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc,
+        batch_size=args.batch_size or (VLLM_BATCH if args.backend == "vllm" else 1),
+        reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
+        keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
+        prompt_style=args.prompt_style, data_root=args.data_root,
+    )
+    judge = JudgeOptions(name=args.judge, api_base=args.judge_api_base, api_key=args.judge_api_key,
+                         nproc=args.judge_nproc, timeout=args.judge_timeout, retries=args.judge_retries)
+    # The modules loaded by now live as long as the command: frozen, they are not walked again by every full
+    # collection (one cost 35 ms with pandas loaded, tools/bench_run_loop.py). Thawed after, for callers in-process.
+    gc.freeze()
+    try:
+        outcomes = Runner(options, model_options, judge).run(args.data, args.model, custom)
+    except JudgeStopped as stop:  # the judge's probe failed before anything was asked
+        print(f"vlmkit: error: {stop}", file=sys.stderr)
+        return STOPPED
+    finally:
+        gc.unfreeze()
+    return report_outcomes(outcomes)
+
+
+def report_outcomes(outcomes: list) -> int:
+    """The table, each pair's error and scoring-failure summary and its results file on stdout; one line on stderr
+    for each pair that stopped or wrote nothing. Returns the exit code (vlmkit.cli.exit_codes)."""
+    from vlmkit.cli import exit_codes
+    from vlmkit.run.failures import summary_lines
+    from vlmkit.run.runner import summary_rows
+
+    print(summary_rows(outcomes))
+    for outcome in outcomes:
+        label = f"{outcome.model} x {outcome.dataset}"
+        for line in summary_lines(label, outcome.errors, outcome.scoring_failures):
+            print(line)
+        if outcome.files.get("results"):
+            print(f"{label}: {outcome.files['results']}")
+    for outcome in outcomes:
+        if outcome.message and outcome.status != "skipped":
+            print(f"vlmkit: error: {outcome.message}", file=sys.stderr)
+    return exit_codes.worst(exit_codes.FOR_STATUS.get(o.status, exit_codes.SAMPLES_FAILED) for o in outcomes)
+
+
+def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom: list[dict]) -> int:
+    """`run --mode perf`: one closed-loop level at --nproc per (served model, dataset); see vlmkit.perf.run_mode."""
+    from vlmkit.core.errors import DataError
+    from vlmkit.perf.options import PerfInputError
+    from vlmkit.perf.run_mode import run_perf_mode
+    from vlmkit.run.resolve import resolve_model
+    from vlmkit.run.inputs import build_datasets
+
+    specs = [resolve_model(name, model_options) for name in args.model]
+    try:
+        datasets = build_datasets(args.data, custom, root=args.lmudata, keep_local_tsv=bool(args.keep_local_tsv),
+                                  kind=args.kind, metric=args.metric, like=args.like, inference_only=True,
+                                  data_root=args.data_root)
+        results = run_perf_mode(
+            specs, datasets, work_dir=args.work_dir, nproc=args.nproc,
+            limit=args.limit, max_tokens=args.max_tokens, seed=args.seed,
+        )
+    except PerfInputError as exc:
+        raise DataError(str(exc)) from None
+    return 130 if any(r.interrupted for r in results) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING, format="%(levelname)s %(message)s")
+    from vlmkit.core.errors import user_errors
+    from vlmkit.cli.exit_codes import BAD_INPUT, INTERRUPTED
+
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted: answers so far are journalled; rerun the same command to resume", file=sys.stderr)
+        return INTERRUPTED
+    except user_errors() as exc:
+        print(f"vlmkit: error: {exc}", file=sys.stderr)
+        return BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

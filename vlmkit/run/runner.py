@@ -1,0 +1,569 @@
+"""`vlmkit run`: for each model and dataset, infer what is missing, then score, then write the result files.
+
+Per (model, dataset) the work folder `<work_dir>/<model>/<dataset>/` holds `journal.jsonl` (appended as answers
+arrive; a rerun resumes from it), `predictions.jsonl` (one line per sample in dataset order, scored fields added
+after evaluation) and `results.json`. The VLMEvalKit files `<model>_<dataset>.xlsx` and `_acc.csv`/`_score.csv`
+sit in `<work_dir>/<model>/` where its users' scripts look for them.
+
+What a run trusts and refuses:
+- Resume: a journal is reused when its fingerprint (vlmkit.run.resume: what answers depend on) matches, and each
+  journalled answer whose prompt or per-row parameters differ from what this run builds is asked again (a note).
+- API models are probed once before their first inference; the first samples all failing the same way
+  (vlmkit.run.failures) stop the pair, and the model's remaining datasets are skipped.
+- A pair with no answer writes no xlsx and no score file; `--mode eval` never moves a journal and never replaces
+  a results.json that holds more answers. Stopped and interrupted pairs write nothing but their journal.
+- One model is held at a time: `close()` and dropped after its last dataset.
+- With a judge (vlmkit.run.judge) its server is probed before any model is asked anything; each pair's judge
+  calls are journalled in `judge.jsonl`; a judge that stops (unreachable, refusing) stops the pair in one line, and
+  rows whose judge call failed make the pair partial (asked again on the next run).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vlmkit.core import config
+from vlmkit.outputs.ark import FILE_NAME as ARK_FILE
+from vlmkit.outputs.ark import OUTPUT_FORMAT as ARK_FORMAT
+from vlmkit.outputs.ark import write_ark_output
+from vlmkit.core.cells import listed
+from vlmkit.run.distributed import barrier, local_rank_device, rank_world
+from vlmkit.core.errors import ConfigError, DataError
+from vlmkit.run.failures import (
+    FirstFailures,
+    RunStopped,
+    errors_by_kind,
+    scoring_failures,
+    with_hint,
+)
+from vlmkit.core.files import move_aside
+from vlmkit.run.resume import differences, run_fingerprint, same_settings
+from vlmkit.core.model_calls import ModelCallError
+from vlmkit.run.inference import (
+    Task,
+    prompt_digest,
+    prompt_failure_record,
+    prompt_for_record,
+    prompt_hash,
+    run_api,
+    run_local,
+)
+from vlmkit.run.journal import Journal, index_keys
+from vlmkit.run.judge import JudgeOptions, RunJudge
+from vlmkit.judging import JudgeStopped
+from vlmkit.core.contracts import dataset_info
+from vlmkit.core.registry import import_target
+from vlmkit.run.resolve import ModelOptions, ModelSpec, model_folder_name, resolve_model
+from vlmkit.outputs.writers import (
+    format_table,
+    now_iso,
+    write_json,
+    write_prediction_table,
+    write_summary_table,
+)
+from vlmkit.outputs.run_files import eval_refusal, results_document, write_predictions
+from vlmkit.run.inputs import build_datasets, check_frames
+from vlmkit.scoring.result import EvalResult
+from vlmkit.core.secrets import redacted_argv, scrub
+
+log = logging.getLogger("vlmkit")
+MODES = ("all", "infer", "eval")
+PROMPT_STYLES = ("model", "dataset")
+# What building one row's prompt may raise for that row alone (a bad cell, an unreadable or oversized file): the row
+# gets an error record and the others go on.
+PROMPT_ERRORS = (ValueError, OSError, ModelCallError)
+
+
+@dataclass
+class RunOptions:
+    work_dir: Path = Path("outputs")
+    mode: str = "all"
+    limit: int | None = None
+    nproc: int = 4
+    batch_size: int = 1
+    reuse: bool = False
+    fuzzy: bool = False
+    root: Path | None = None  # $LMUData; None = vlmkit.core.config.lmu_data_root()
+    progress: bool = True
+    keep_local_tsv: bool = False  # run a local TSV whose MD5 differs from the catalog's instead of refusing it
+    kind: str | None = None  # how to score a TSV the catalog does not know (datasets_tsv.catalog.user_rules)
+    metric: str | None = None
+    like: str | None = None
+    prompt_style: str = "model"  # model: a model's own prompts where it has them (VLMEvalKit's); dataset: never
+    data_root: Path | None = None  # a local snapshot folder for benchmarks built from one (MVBench, Video-MME)
+
+    def check(self) -> None:
+        """ConfigError (one line naming the flag) for a value that cannot work."""
+        if self.mode not in MODES:
+            raise ConfigError(f"--mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.prompt_style not in PROMPT_STYLES:
+            raise ConfigError(f"--prompt-style must be one of {', '.join(PROMPT_STYLES)}, got {self.prompt_style!r}")
+        for flag, value in (("--limit", self.limit), ("--nproc", self.nproc), ("--batch-size", self.batch_size)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ConfigError(f"{flag} must be a whole number, 1 or more; got {value!r}")
+
+
+@dataclass
+class DatasetRun:
+    """What one (model, dataset) pair ended with.
+
+    status: success | partial (some samples failed) | failed (every sample failed: nothing scored) | inferred
+    (--mode infer) | no_target (nothing to score against) | shard_done (a rank > 0 of a sharded run) | stopped (the
+    probe failed or the first samples all failed the same way: `message` says why) | skipped (not run: the model
+    stopped on an earlier dataset) | no_answers (--mode eval found no answer) | kept (--mode eval would have
+    replaced results that hold more answers). vlmkit.cli.exit_codes maps each to an exit code.
+    """
+
+    model: str
+    dataset: str
+    status: str
+    n_total: int
+    n_completed: int
+    n_errors: int
+    evaluation: EvalResult | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    message: str | None = None  # one line: why the pair stopped or wrote nothing
+    errors: dict[str, dict[str, Any]] = field(default_factory=dict)  # vlmkit.run.failures.errors_by_kind
+    scoring_failures: dict[str, dict[str, Any]] = field(default_factory=dict)  # vlmkit.run.failures.scoring_failures
+    notes: list[str] = field(default_factory=list)
+    judge: dict[str, Any] | None = None  # the judge's stats for this pair (JournalledJudge.stats), None: no judge
+
+
+class Runner:
+    def __init__(self, options: RunOptions, model_options: ModelOptions | None = None,
+                 judge_options: JudgeOptions | None = None) -> None:
+        options.check()
+        self.options = options
+        self.model_options = model_options or ModelOptions()
+        wants_judge = judge_options is not None and judge_options.name is not None and options.mode != "infer"
+        self.judge = RunJudge(judge_options, progress=options.progress) if wants_judge else None  # type: ignore[arg-type]
+        self._models: dict[str, Any] = {}
+        self._probes: dict[str, dict[str, Any] | None] = {}
+        self._secrets: set[str] = set()
+        self._prompts_from: dict[tuple[str, str], str] = {}  # (model, dataset) -> "dataset" or the model's prompt owner
+
+    def run(self, datasets: list[str], models: list[str | ModelSpec], custom: list[dict[str, Any]] | None = None
+            ) -> list[DatasetRun]:
+        """Every model on every dataset: catalog/TSV names, and custom files (entries as vlmkit.run.config_file makes).
+
+        Models are names (resolved here) or ModelSpecs. One model is held at a time: after its last dataset it is
+        closed and dropped before the next one is built. A model that stops (probe, first samples) skips its
+        remaining datasets; the other models still run."""
+        specs = [m if isinstance(m, ModelSpec) else resolve_model(m, self.model_options) for m in models]  # fail fast
+        for spec in specs:
+            self._remember_secret(spec)
+        if self.judge is not None and self.judge.secret:
+            self._secrets.add(self.judge.secret)
+        built = self.build_datasets(datasets, custom or [])
+        if self.judge is not None:
+            self.judge.start()  # JudgeStopped: a dead judge is found before any model is asked anything
+            print(f"judge: {self.judge.name} at {self.judge.settings()['base_url']}", flush=True)
+        for dataset in built:
+            self._rows(dataset)  # an empty dataset is an error before anything is asked
+            for spec in specs:
+                check_frames(spec, dataset)
+            problem = getattr(dataset, "scoring_problem", None)
+            why = problem() if callable(problem) and self.options.mode != "infer" else None
+            if why:  # e.g. a scorer's missing library: said before a long inference, not after it
+                raise ConfigError(f"{dataset.name}: {why} (or run --mode infer now and --mode eval later)")
+            if getattr(dataset, "scorer_reason", None) and self.options.mode != "infer":
+                print(f"{dataset.name}: scorer {dataset.scorer_reason}", flush=True)  # which rules, and why
+        outcomes: list[DatasetRun] = []
+        for spec in specs:
+            try:
+                for i, dataset in enumerate(built):
+                    outcome = self.run_one(spec, dataset)
+                    outcomes.append(outcome)
+                    if outcome.status == "stopped":
+                        why = f"not run ({spec.name} stopped on {dataset.name})"
+                        outcomes += [
+                            DatasetRun(spec.name, d.name, "skipped", len(self._rows(d)), 0, 0,
+                                       message=f"{spec.name} x {d.name}: {why}")
+                            for d in built[i + 1 :]
+                        ]
+                        break
+            finally:
+                self.release(spec)
+        if self.judge is not None:
+            self.judge.close()
+        return outcomes
+
+    def build_datasets(self, datasets: list[str], custom: list[dict[str, Any]]) -> list[Any]:
+        return build_datasets(datasets, custom, root=self.options.root, progress=self.options.progress,
+                              keep_local_tsv=self.options.keep_local_tsv, kind=self.options.kind,
+                              metric=self.options.metric, like=self.options.like,
+                              inference_only=self.options.mode == "infer", judge=self.judge is not None,
+                              data_root=self.options.data_root)
+
+    def release(self, spec: ModelSpec) -> None:
+        """Close the model built for spec (weights, connections) and drop every reference the runner holds."""
+        model = self._models.pop(spec.name, None)
+        if model is None:
+            return
+        close = getattr(model, "close", None)
+        local = not getattr(model, "is_api", False)
+        del model
+        if callable(close):
+            close()
+        del close
+        if local:  # weights held in reference cycles are freed now, before the next model loads
+            gc.collect()
+
+    # One (model, dataset) ----------------------------------------------------------------------------------
+    def run_one(self, spec: ModelSpec, dataset: Any) -> DatasetRun:
+        started = now_iso()
+        began = time.perf_counter()
+        self._remember_secret(spec)
+        model_dir = self.options.work_dir / model_folder_name(spec.name)
+        run_dir = model_dir / dataset.name
+        rows = self._rows(dataset)
+        keys = index_keys(rows["index"])
+        label = f"{spec.name} x {dataset.name}"
+        eval_only = self.options.mode == "eval"
+
+        rank, world = rank_world()
+        fingerprint = run_fingerprint(spec.name, spec.target, spec.kwargs, dataset)
+        journal = Journal(run_dir / ("journal.jsonl" if world == 1 else f"journal.rank{rank}.jsonl"), fingerprint,
+                          secrets=self._secrets)
+        notes: list[str] = []
+        if not eval_only:
+            self._check_fingerprint(journal, self._result_files(model_dir, run_dir, spec, dataset))
+            try:
+                notes += self._infer(spec, dataset, rows, keys, journal, rank, world, label)
+            except RunStopped as stop:
+                if world > 1:
+                    barrier()  # the other ranks wait there; each says for itself why it stopped
+                records = self._all_records(run_dir, journal)
+                errors = self._scrubbed(errors_by_kind(records, keys))
+                n_ok = sum(1 for k in keys if k in records and records[k].get("error") is None)
+                outcome = DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok,
+                                     sum(e["count"] for e in errors.values()), message=self._scrub(f"{label}: {stop}"),
+                                     errors=errors, notes=notes)
+                if not (run_dir / "results.json").exists():  # say why on disk too, where nothing better is lost
+                    outcome.files = {"journal": str(journal.path), "results": str(run_dir / "results.json")}
+                    write_json(run_dir / "results.json",
+                               self._results(spec, dataset, outcome, records, keys, started,
+                                             time.perf_counter() - began, 0),
+                               secrets=self._secrets)
+                return outcome
+
+        if world > 1:
+            barrier()  # every rank has journalled its share
+            if rank != 0:  # rank 0 merges the journals and scores
+                own = journal.load()
+                ok = sum(1 for rec in own.values() if rec.get("error") is None)
+                n_mine = len(range(rank, len(keys), world))
+                return DatasetRun(spec.name, dataset.name, "shard_done", n_mine, ok, len(own) - ok)
+        records = self._all_records(run_dir, journal, any_settings=eval_only, notes=notes if eval_only else None)
+        predictions = [
+            records.get(k, {}).get("prediction") if records.get(k, {}).get("error") is None else None for k in keys
+        ]
+        n_completed = sum(p is not None for p in predictions)
+        n_errors = sum(1 for k in keys if records.get(k, {}).get("error") is not None)
+        errors = self._scrubbed(errors_by_kind(records, keys))
+
+        if eval_only:
+            refused = eval_refusal(run_dir, label, len(keys), n_completed)
+            if refused is not None:
+                return DatasetRun(spec.name, dataset.name, refused[0], len(keys), n_completed, n_errors,
+                                  message=refused[1], errors=errors, notes=notes)
+
+        table = rows.copy()
+        table["prediction"] = predictions
+        files = {"journal": str(journal.path) if world == 1 else str(run_dir / "journal.rank*.jsonl")}
+        truncated = 0
+        if n_completed:  # a table of nothing but empty predictions would read as a model that said nothing
+            xlsx = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}.xlsx"
+            truncated = write_prediction_table(xlsx, table)
+            files["predictions_xlsx"] = str(xlsx)
+
+        judge = self.judge.for_pair(run_dir, tuple(self._secrets)) if self.judge is not None else None
+        try:
+            evaluation, status = self._evaluate(dataset, table, len(keys), n_completed, notes, judge)
+        except JudgeStopped as stop:
+            return DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_completed, n_errors,
+                              message=self._scrub(f"{label}: {stop}"), errors=errors, notes=notes, files=files,
+                              judge=judge.stats() if judge is not None else None)
+        if evaluation is not None and evaluation.table is not None:
+            summary = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}_{evaluation.table_suffix}.csv"
+            write_summary_table(summary, evaluation.table)
+            files["summary_csv"] = str(summary)
+        scored_badly = self._scrubbed(scoring_failures(evaluation.per_sample if evaluation else None,
+                                                       dict(zip(keys, predictions))))
+
+        files["predictions"] = str(run_dir / "predictions.jsonl")
+        write_predictions(run_dir / "predictions.jsonl", keys, rows, records, evaluation, journal.line)
+        if getattr(dataset, "output_format", None) == ARK_FORMAT:  # Ark's output records beside predictions.jsonl
+            write_ark_output(run_dir / ARK_FILE, rows, records, evaluation.per_sample if evaluation else None,
+                             defaults=spec.public_kwargs(), secrets=tuple(self._secrets))
+            files["ark_output"] = str(run_dir / ARK_FILE)
+        files["results"] = str(run_dir / "results.json")
+        outcome = DatasetRun(spec.name, dataset.name, status, len(keys), n_completed, n_errors, evaluation, files,
+                             errors=errors, scoring_failures=scored_badly, notes=notes,
+                             judge=judge.stats() if judge is not None else None)
+        write_json(
+            run_dir / "results.json",
+            self._results(spec, dataset, outcome, records, keys, started, time.perf_counter() - began, truncated),
+            secrets=self._secrets,
+        )
+        return outcome
+
+    def _evaluate(self, dataset: Any, table: pd.DataFrame, n_total: int, n_completed: int, notes: list[str],
+                  judge: Any = None) -> tuple[EvalResult | None, str]:
+        """(evaluation, status); no evaluation when there is no answer, no target, or nothing could be scored.
+        Rows whose judge call failed make the pair partial: the next run asks the judge again for them."""
+        if n_completed == 0:
+            return None, "failed"
+        if self.options.mode == "infer":
+            return None, "inferred" if n_completed == n_total else "partial"
+        target = (getattr(dataset, "answer_columns", None) or ("answer",))[0]  # the reference (LLaVABench: gpt4_ans)
+        if target not in table or not table[target].notna().any():
+            return None, "no_target"
+        evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy, judge=judge)
+        evaluation.counts.setdefault("inference_errors", n_total - n_completed)
+        if evaluation.counts.get("scored", 1) == 0:  # no figure that would read as a result
+            notes += evaluation.notes
+            return None, "no_target"
+        judge_errors = int(evaluation.counts.get("judge_errors") or 0)
+        if judge_errors:
+            notes.append(f"{judge_errors} row(s) could not be judged (the judge call failed; the scorer's notes say how "
+                         "they count this run); rerun the same command to ask the judge again for them")
+        return evaluation, "success" if n_completed == n_total and not judge_errors else "partial"
+
+    def _infer(self, spec: ModelSpec, dataset: Any, rows: pd.DataFrame, keys: list[str], journal: Journal, rank: int,
+               world: int, label: str) -> list[str]:
+        """Ask the model for this rank's rows that have no answer, or whose journalled prompt or parameters differ
+        from what is built now; journal each answer. Returns notes for results.json. RunStopped when the probe or
+        the first samples say that the rest would fail too."""
+        records = self._all_records(journal.path.parent, journal)
+        build = self._prompter(spec, dataset)
+        tasks: list[Task] = []
+        unbuildable: list[dict[str, Any]] = []
+        changed: list[Any] = []
+        lines = rows.to_dict(orient="records")  # one conversion, not one Series per row (20 us each)
+        for pos in range(rank, len(keys), world):
+            record = records.get(keys[pos])
+            answered = record is not None and record.get("error") is None
+            line = lines[pos]
+            try:
+                task = self._task(build, dataset, line)
+            except PROMPT_ERRORS as exc:
+                if not answered:  # an answer asked before stays; a new row fails alone
+                    unbuildable.append(prompt_failure_record(line["index"], line.get("answer"), exc))
+                continue
+            if answered:
+                if _same_request(record, task):
+                    continue
+                changed.append(line["index"])
+            tasks.append(task)
+        notes: list[str] = []
+        if changed:
+            note = (f"{label}: {len(changed)} journalled answer(s) were asked with another prompt or other parameters "
+                    f"than this run builds; asked again: index {listed(changed)}")
+            log.warning("%s", note)
+            notes.append(note)
+        if not tasks and not unbuildable:
+            return notes
+        model = self._model(spec) if tasks else None
+        is_api = bool(getattr(model, "is_api", False))
+        if is_api:
+            self._probe(spec, model)
+        with journal:
+            for record in unbuildable:
+                journal.append(record)
+            if is_api:
+                run_api(model, tasks, journal, dataset=dataset.name, nproc=self.options.nproc, desc=label,
+                        progress=self.options.progress, watch=FirstFailures(len(tasks)).check)
+            elif model is not None:
+                run_local(model, tasks, journal, dataset=dataset.name, batch_size=self.options.batch_size, desc=label,
+                          progress=self.options.progress)
+        return notes
+
+    # Helpers ------------------------------------------------------------------------------------------------
+    def _rows(self, dataset: Any) -> pd.DataFrame:
+        rows = dataset.data if self.options.limit is None else dataset.data.head(self.options.limit)
+        if len(rows) == 0:
+            source = getattr(dataset, "tsv_path", None) or getattr(dataset, "source", None) or dataset.name
+            raise DataError(f"{source}: no rows (only a header?); nothing to evaluate")
+        return rows
+
+    def _remember_secret(self, spec: ModelSpec) -> None:
+        for secret in (spec.kwargs.get("api_key"), config.openai_api_key()):
+            if isinstance(secret, str) and secret:
+                self._secrets.add(secret)
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, self._secrets)
+
+    def _scrubbed(self, obj: Any) -> Any:
+        """obj (JSON-able) with every known key replaced wherever it appears in a string."""
+        return json.loads(scrub(json.dumps(obj, default=str), self._secrets)) if self._secrets else obj
+
+    def _model(self, spec: ModelSpec) -> Any:
+        if spec.name not in self._models:
+            run_kwargs: dict[str, Any] = {}
+            if spec.is_local:
+                run_kwargs["batch_size"] = self.options.batch_size
+                if rank_world()[1] > 1 and "device" not in spec.kwargs:
+                    run_kwargs["device"] = local_rank_device()
+            self._models[spec.name] = spec.build(**run_kwargs)
+        return self._models[spec.name]
+
+    def _probe(self, spec: ModelSpec, model: Any) -> None:
+        """Ask an API model's server once, before its first inference (`probe()`, where the model has one)."""
+        if spec.name in self._probes:
+            return
+        probe = getattr(model, "probe", None)
+        if probe is None:
+            self._probes[spec.name] = None
+            return
+        try:
+            info = probe()
+        except ModelCallError as exc:
+            raise RunStopped(with_hint(f"stopped before asking anything: {exc}")) from None
+        info = self._scrubbed(dict(info or {}))
+        if info.get("warning"):
+            log.warning("%s: %s", spec.name, info["warning"])
+        self._probes[spec.name] = info
+
+    def _prompter(self, spec: ModelSpec, dataset: Any) -> Callable[[dict[str, Any]], list[Any]]:
+        """How this run builds a row's prompt: the dataset's, or the model's own where it says so (VLMEvalKit's
+        `use_custom_prompt` / `build_prompt`, given a vlmkit.core.contracts.DatasetInfo). `--prompt-style dataset` always
+        takes the dataset's. The kit's local classes own prompts through the family named by their preset
+        (vlm.prompts), asked without loading weights; another class that never owns prompts is not built for this."""
+        from vlm.base import BaseModel
+
+        key = (spec.name, dataset.name)
+        self._prompts_from[key] = "dataset"
+        if self.options.prompt_style == "dataset":
+            return dataset.build_prompt
+        info = dataset_info(dataset)
+        if spec.is_local:
+            owner = import_target("vlm.prompts:prompts_for", what="model prompts")(spec.kwargs.get("preset"))
+        else:
+            cls = import_target(spec.target, what=f"model {spec.name!r}")
+            owns = getattr(cls, "use_custom_prompt", BaseModel.use_custom_prompt) is not BaseModel.use_custom_prompt
+            owner = self._model(spec) if owns else None
+        if owner is not None and owner.use_custom_prompt(info):
+            self._prompts_from[key] = f"model ({type(owner).__name__})"
+            return lambda line: owner.build_prompt(line, info)
+        return dataset.build_prompt
+
+    @staticmethod
+    def _task(build: Callable[[dict[str, Any]], list[Any]], dataset: Any, line: dict[str, Any]) -> Task:
+        msgs = build(line)
+        params = dataset.generation_params(line) if hasattr(dataset, "generation_params") else None
+        return Task(index=line["index"], msgs=msgs, target=line.get("answer"), params=params or None)
+
+    def _all_records(self, run_dir: Path, own: Journal, *, any_settings: bool = False,
+                     notes: list[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Records of every journal in run_dir written under the same settings (all ranks of a sharded run, or an
+        earlier run with another world size); a successful record wins over an error for the same index.
+        any_settings (--mode eval): journals written under other settings count too, with a warning and a note."""
+        merged: dict[str, dict[str, Any]] = {}
+        for path in sorted(run_dir.glob("journal*.jsonl")):
+            if ".stale" in path.name:
+                continue
+            journal = own if path == own.path else Journal(path, own.fingerprint)
+            stored = journal.stored_fingerprint()
+            if not same_settings(stored, own.fingerprint):
+                if any_settings:
+                    what = ", ".join(differences(stored, own.fingerprint))
+                    note = f"{path} was written under other settings ({what} differ); scoring its answers as they are"
+                    log.warning("%s", note)
+                    if notes is not None:
+                        notes.append(note)
+                elif not self.options.reuse:
+                    continue
+            for key, record in journal.current().items():
+                if key not in merged or merged[key].get("error") is not None:
+                    merged[key] = record
+        return merged
+
+    @staticmethod
+    def _result_files(model_dir: Path, run_dir: Path, spec: ModelSpec, dataset: Any) -> list[Path]:
+        """Every file a finished pair writes besides its journal (the xlsx and score csv where VLMEvalKit puts them)."""
+        stem = f"{model_folder_name(spec.name)}_{dataset.name}"
+        return [model_dir / f"{stem}.xlsx", model_dir / f"{stem}_acc.csv", model_dir / f"{stem}_score.csv",
+                run_dir / "predictions.jsonl", run_dir / "results.json"]
+
+    def _check_fingerprint(self, journal: Journal, result_files: list[Path]) -> None:
+        """A journal written under other settings is moved aside (kept) with the result files made from it, so a
+        score file of the earlier settings never stands beside a results.json of these (a run that then scores
+        nothing would leave it there, read as current)."""
+        stored = journal.stored_fingerprint()
+        if stored is None or same_settings(stored, journal.fingerprint):
+            return
+        what = ", ".join(differences(stored, journal.fingerprint))
+        if self.options.reuse:
+            log.warning("%s was written under other settings (%s differ); --reuse keeps its answers",
+                        journal.path, what)
+            return
+        aside = journal.set_aside()
+        moved = [move_aside(path).name for path in result_files if path.is_file()]
+        log.warning("%s was written under other settings (%s differ); moved to %s%s and starting afresh",
+                    journal.path, what, aside.name, f" (with {', '.join(moved)})" if moved else "")
+
+    def _results(self, spec: ModelSpec, dataset: Any, outcome: DatasetRun, records: dict[str, dict], keys: list[str],
+                 started: str, duration: float, truncated_cells: int) -> dict[str, Any]:
+        model = self._models.get(spec.name)
+        if self.judge is None:
+            judge = {"name": None, "note": "rules only (no --judge): answers no rule could read count as misses"}
+        else:
+            judge = {**self.judge.settings(), **(outcome.judge or {})}
+        return results_document(
+            outcome, dataset.info(), records, keys, started=started, duration=duration,
+            truncated_cells=truncated_cells, argv=redacted_argv(sys.argv, self._secrets),
+            model={"name": spec.name, "target": spec.target, "kwargs": spec.public_kwargs(),
+                   "settings": model.settings() if model is not None else None, "probe": self._probes.get(spec.name)},
+            run={"mode": self.options.mode, "nproc": self.options.nproc, "batch_size": self.options.batch_size,
+                 "keep_local_tsv": self.options.keep_local_tsv, "limit": self.options.limit,
+                 "prompt_style": self.options.prompt_style,
+                 "prompts_from": self._prompts_from.get((spec.name, dataset.name))},  # None: no inference this run
+            judge=judge,
+        )
+
+
+def _same_request(record: dict[str, Any], task: Task) -> bool:
+    """Whether a journalled answer was asked with the prompt and per-row parameters this run builds for its row:
+    by `prompt_digest` (media by content), or for records written before it by `prompt_hash` (media by path). A
+    record with neither, written by another tool, is taken as it is."""
+    stored = prompt_for_record(task.msgs)
+    if record.get("prompt_digest") is not None:
+        if record["prompt_digest"] != prompt_digest(stored):
+            return False
+    elif record.get("prompt_hash") is not None and record["prompt_hash"] != prompt_hash(stored):
+        return False
+    params = json.loads(json.dumps(task.params, default=str)) if task.params else None
+    return (record.get("params") or None) == params
+
+
+def summary_rows(outcomes: list[DatasetRun]) -> str:
+    """The console table; a pair with nothing scored shows no value (never a 0 that reads as a score)."""
+    rows = []
+    for o in outcomes:
+        ev = o.evaluation
+        rows.append(
+            {
+                "model": o.model,
+                "dataset": o.dataset,
+                "metric": ev.primary if ev else "-",
+                "value": ev.primary_value if ev else None,
+                "n": o.n_total,
+                "done": o.n_completed,
+                "errors": o.n_errors,
+                "unread": ev.counts.get("unread", ev.counts.get("unparsed")) if ev else None,  # after any judge
+                "status": o.status,
+            }
+        )
+    return format_table(rows, ["model", "dataset", "metric", "value", "n", "done", "errors", "unread", "status"])
