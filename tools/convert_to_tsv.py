@@ -24,9 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from datasets_tsv.custom import CustomDataError, CustomDataset, build_custom_dataset
-from vlmkit.core.errors import DataError
-from vlmkit.core.media import MediaError, bytes_to_b64, bytes_to_image
+import vlmkit
 
 INTERNAL = frozenset({"answer_status", "type", "path", "messages", "parameters", "system", "image"})
 FIRST = ("index", "image", "question", "hint")
@@ -40,41 +38,41 @@ def _missing(value: Any) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def _image_cell(dataset: CustomDataset, row: dict[str, Any], seen: dict[str, Any]) -> str | None:
+def _image_cell(dataset: Any, row: dict[str, Any], seen: dict[str, Any]) -> str | None:
     if dataset.format != "mm_custom":
         return None
     where = f"{dataset.source}: row index {row['index']}"
     if row["type"] != "image":
-        raise CustomDataError(f"{where}, field type: {row['type']} rows cannot go into a benchmark TSV (images only)")
+        raise vlmkit.DataError(f"{where}, field type: {row['type']} rows cannot go into a benchmark TSV (images only)")
     cells = []
     for pos, file in enumerate(row["path"]):
         if "://" in file or file.startswith("data:"):
-            raise CustomDataError(f"{where}, field path[{pos}]: {file} is a URL; download it first")
+            raise vlmkit.DataError(f"{where}, field path[{pos}]: {file} is a URL; download it first")
         data = Path(file).read_bytes()
         try:
-            bytes_to_image(data)
-        except MediaError as exc:
-            raise CustomDataError(f"{where}, field path[{pos}]: {file} is not a readable image ({exc})") from None
-        cells.append(bytes_to_b64(data))
+            vlmkit.decode_image(data)
+        except vlmkit.MediaError as exc:
+            raise vlmkit.DataError(f"{where}, field path[{pos}]: {file} is not a readable image ({exc})") from None
+        cells.append(vlmkit.bytes_to_b64(data))
     if len(cells) == 1:
         first = seen.setdefault(row["path"][0], row["index"])
         return str(first) if first != row["index"] else cells[0]
     return json.dumps(cells)
 
 
-def _question(dataset: CustomDataset, row: dict[str, Any]) -> str:
+def _question(dataset: Any, row: dict[str, Any]) -> str:
     where = f"{dataset.source}: row index {row['index']}"
     messages = row.get("messages")
     if isinstance(messages, list) and (len(messages) != 1 or not isinstance(messages[0].get("content"), str)):
-        raise CustomDataError(
+        raise vlmkit.DataError(
             f"{where}, field messages: a system prompt or several turns cannot go into a benchmark TSV"
         )
     if not _missing(row.get("system")):
-        raise CustomDataError(f"{where}, field system: a system prompt cannot go into a benchmark TSV")
+        raise vlmkit.DataError(f"{where}, field system: a system prompt cannot go into a benchmark TSV")
     return str(row["question"])
 
 
-def to_table(dataset: CustomDataset) -> pd.DataFrame:
+def to_table(dataset: Any) -> pd.DataFrame:
     """The TSV rows of a custom dataset (see the module docstring)."""
     rows, seen = [], {}
     for i in range(len(dataset)):
@@ -109,11 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.output.suffix.lower() != ".tsv":
         parser.error("the output file must end in .tsv")
     try:
-        dataset = build_custom_dataset(
+        dataset = vlmkit.build_custom_dataset(
             args.input, subset=args.subset, data_type=args.data_type, meta_path=args.meta_path, seed=args.seed
         )
         table = to_table(dataset)
-    except (DataError, OSError) as exc:
+    except (vlmkit.DataError, OSError) as exc:
         print(f"convert_to_tsv: error: {exc}", file=sys.stderr)
         return 2
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from vlmkit.core.media import bytes_to_b64
+import vlmkit
 
 CIRCULAR_STRIDE = 1_000_000
 COLUMNS = ["index", "question", "hint", "A", "B", "C", "D", "answer", "category", "image", "source",
@@ -114,7 +114,7 @@ def make_mmbench_like(out: Path, rows: int = 4329, seed: int = 0, *, width: int 
             writer = csv.DictWriter(handle, fieldnames=COLUMNS, delimiter="\t", lineterminator="\n")
             writer.writeheader()
             for main in mains:  # main rows first, then the copies, as in MMBench's TSV
-                writer.writerow(record(main, 0, bytes_to_b64(random_jpeg(rng, width, height))))
+                writer.writerow(record(main, 0, vlmkit.bytes_to_b64(random_jpeg(rng, width, height))))
             for main_index, k in sorted(copies, key=lambda c: (c[1], c[0])):
                 writer.writerow(record(mains[main_index], k, str(main_index)))
         os.replace(tmp, out)

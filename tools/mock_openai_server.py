@@ -13,7 +13,8 @@ POST /v1/chat/completions (or /chat/completions) with `"stream": true` answers S
 - a final chunk with finish_reason, then (when `stream_options.include_usage` is asked) a usage chunk with
   completion_tokens = tokens sent and prompt_tokens = body bytes // 4 (a stand-in, not a tokenizer), then
   `data: [DONE]`. `--no-usage` never sends usage.
-Without `"stream": true` (or with `--no-stream`) the answer is one chat.completion JSON object.
+Without `"stream": true` (or with `--no-stream`) the answer is one chat.completion JSON object, sent when the last
+token would have been (ttft + (tokens - 1) * itl after the body arrived), so it plays a slow server for `vlmkit run`.
 GET /health and GET .../models answer 200; anything else 404.
 
 Faults for tests (with `--faults`), chosen per request by a directive in the prompt text: `[mock:http500]` (HTTP 500),
@@ -249,7 +250,12 @@ class Connection(asyncio.Protocol):
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "tok " * n}, "finish_reason": finish}],
                 "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n},
             }
-            self.transport.write(_plain(200, reply))
+            delay = self.s.ttft + (n - 1) * self.s.itl  # the whole answer, as a streamed one would have taken
+            if delay <= 0:
+                self.transport.write(_plain(200, reply))
+                return
+            self.busy = True
+            self.timer = asyncio.get_running_loop().call_later(delay, self._answer_whole, _plain(200, reply))
             return
         usage = body.rfind(b'"include_usage"') >= 0
         tail = self.s.tail(n, prompt_tokens, usage, finish)
@@ -307,6 +313,13 @@ class Connection(asyncio.Protocol):
             return
         due = start + self.s.ttft + (k + 1) * self.s.itl
         self.timer = loop.call_at(due, self._stream, loop, start, k + 1, n, tail, fault)
+
+    def _answer_whole(self, payload: bytes) -> None:
+        """A plain (non-streamed) answer, sent once its delay has passed."""
+        self.timer = None
+        if self.transport is not None:
+            self.transport.write(payload)
+            self._finish()
 
     def _finish(self) -> None:
         self.busy = False

@@ -37,7 +37,7 @@ from typing import Any
 import pandas as pd
 from PIL import Image
 
-from vlmkit.core.media import bytes_to_b64
+import vlmkit
 
 FAULTS = ("429", "500", "drop", "truncate", "timeout")
 FAULT_TEXT = "injected fault"  # the body of every failed reply: it must never become a prediction
@@ -57,7 +57,7 @@ def write_dataset(path: Path, rows: int, seed: int) -> None:
         if colour not in options:
             options[rng.randrange(4)] = colour
         records.append({
-            "index": i, "image": bytes_to_b64(buffer.getvalue()),
+            "index": i, "image": vlmkit.bytes_to_b64(buffer.getvalue()),
             "question": f"Item {i}: which colour fills the picture?",
             "A": options[0], "B": options[1], "C": options[2], "D": options[3],
             "answer": "ABCD"[options.index(colour)], "category": f"c{i % 5}",

@@ -57,8 +57,7 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
-from vlmkit.scoring.kinds.mcq import extract_choice
-from vlmkit.scoring.kinds.yorn import extract_yes_no
+import vlmkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import demo_tasks  # noqa: E402
@@ -208,9 +207,9 @@ def is_correct(kind: str, prediction: str, row: dict[str, str]) -> bool:
     (case-insensitive)."""
     if kind == "mcq":
         options = {letter: row[letter] for letter in demo_tasks.LETTERS}
-        return extract_choice(prediction, options)[0] == row["answer"]
+        return vlmkit.extract_choice(prediction, options)[0] == row["answer"]
     if kind == "yorn":
-        return extract_yes_no(prediction) == row["answer"]
+        return vlmkit.extract_yes_no(prediction) == row["answer"]
     return prediction.strip().lower() == row["answer"].strip().lower()
 
 

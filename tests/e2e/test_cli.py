@@ -20,6 +20,22 @@ def vlmkit(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
     )
 
 
+def test_version_and_examples_in_help():
+    import vlmkit as package
+
+    version = vlmkit("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"vlmkit {package.__version__}"
+    as_module = subprocess.run([sys.executable, "-m", "vlmkit", "--version"], capture_output=True, text=True)
+    assert as_module.stdout == version.stdout
+    top = vlmkit("--help").stdout
+    run = vlmkit("run", "--help").stdout
+    assert "examples:" in top and "vlmkit run --data vlmkit_demo_mcq --model vlmkit-tiny" in top
+    assert "examples:" in run and "--custom-dataset-path" in run.split("examples:")[1] and "exit codes:" in run
+    # every example names only flags the command has
+    for flag in ("--batch-size", "--nproc", "--judge", "--metric", "--api-base"):
+        assert flag in run.split("examples:")[0]
+
+
 def test_list_models_shows_alias_targets():
     out = vlmkit("list", "models").stdout
     assert "qwen-vl" in out and "alias of Qwen2.5-VL-7B-Instruct" in out

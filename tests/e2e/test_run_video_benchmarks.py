@@ -40,19 +40,19 @@ MVBENCH_NOTE = (
     "MVBench.tsv MD5 fd21d36522cdedd46d84dc46715ad832 is of a TSV vlmkit does not build"
 )
 ROWS = (
-    "Video-MME\tvideo\tok\tvideomme\toptional\t2700\tdatasets_tsv.videomme:VideoMME\t{}\t\t\t"
+    "Video-MME\tvideo\tok\tvideomme\toptional\t2700\tdatasets_tsv.benchmarks.videomme:VideoMME\t{}\t\t\t"
     "Video-MME from a local snapshot of lmms-lab/Video-MME (--data-root DIR, or the Hugging Face cache)\t"
     f"{VIDEOMME_NOTE}\n"
-    "Video-MME_8frame_subs\tvideo\tok\tvideomme\toptional\t2700\tdatasets_tsv.videomme:VideoMME\t"
+    "Video-MME_8frame_subs\tvideo\tok\tvideomme\toptional\t2700\tdatasets_tsv.benchmarks.videomme:VideoMME\t"
     '{"use_subtitle": true, "nframe": 8}\t\t\tVideo-MME with the subtitle lines at VLMEvalKit\'s 8 frames (run the '
     f"model with --nframe 8)\t{VIDEOMME_NOTE}\n"
-    "Video-MME_0.5fps_subs\tvideo\tok\tvideomme\toptional\t2700\tdatasets_tsv.videomme:VideoMME\t"
+    "Video-MME_0.5fps_subs\tvideo\tok\tvideomme\toptional\t2700\tdatasets_tsv.benchmarks.videomme:VideoMME\t"
     '{"use_subtitle": true, "fps": 0.5}\t\t\tVideo-MME with the subtitle lines at VLMEvalKit\'s frames at 0.5 fps '
     f"(run the model with --fps 0.5)\t{VIDEOMME_NOTE}\n"
-    "MVBench\tvideo\tok\tmvbench\toptional\t4000\tdatasets_tsv.mvbench:MVBench\t{}\t\t\t"
+    "MVBench\tvideo\tok\tmvbench\toptional\t4000\tdatasets_tsv.benchmarks.mvbench:MVBench\t{}\t\t\t"
     "MVBench from a local snapshot of OpenGVLab/MVBench (--data-root DIR, or the Hugging Face cache)\t"
     f"{MVBENCH_NOTE}\n"
-    "MVBench_MP4\tvideo\tok\tmvbench\toptional\t\tdatasets_tsv.mvbench:MVBenchMP4\t{}\t\t\t"
+    "MVBench_MP4\tvideo\tok\tmvbench\toptional\t\tdatasets_tsv.benchmarks.mvbench:MVBenchMP4\t{}\t\t\t"
     "MVBench_MP4 from a local snapshot of OpenGVLab/MVBench, branch video (--data-root DIR, or the Hugging Face "
     "cache)\tno download: the rows are read from a local snapshot of OpenGVLab/MVBench, branch video (test.json)\n"
 )

@@ -74,7 +74,7 @@ from vlm.local.model_preset import (
     preset_values,
     with_system_turn,
 )  # fmt: skip
-from vlm.local.processors import is_image_only
+from vlm.local.processors import is_image_only, placeholder_tokens
 from vlm.local.qwen_video import video_metadata
 from vlm.local.args import check_local_args
 from vlm.prompts import family_record, prompts_for
@@ -151,6 +151,7 @@ class HFVisionModel(BaseModel):
         self.device, self.torch_dtype = pick_device_dtype(device, dtype)
         self.dtype = dtype
         self.processor = self._load_processor()
+        self.placeholders = placeholder_tokens(self.processor)
         apply_pixel_limits(self.processor, values, f"{model_path} (preset {(preset or {}).get('name')})")
         self.pixel_limits = pixel_limits_in_use(self.processor)
         self.model = self._load_model()
@@ -284,7 +285,7 @@ class HFVisionModel(BaseModel):
 
         conversation = to_hf_conversation(
             with_system_turn(turns, self.system_prompt), interleave=self.interleave, video_items=video_items,
-            audio_item=audio_item,
+            audio_item=audio_item, placeholders=self.placeholders,
         )
         return conversation, metadata
 

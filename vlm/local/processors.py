@@ -145,3 +145,18 @@ def load_processor(path: str, **hub_kwargs: Any) -> Any:
         if not takes_video:
             raise
         return load_image_only(cls, path, **hub_kwargs)  # type: ignore[arg-type]
+
+
+def placeholder_tokens(processor: Any) -> tuple[str, ...]:
+    """The tokens a processor expands into image/video/audio slots (`image_token`, `video_token`, `boi_token`, ...,
+    its attributes named `*_token` holding text), longest first, so that text quoting one can be neutralised."""
+    found = set()
+    for name in dir(processor):
+        if name.endswith("_token") and not name.startswith("_"):
+            try:
+                value = getattr(processor, name)
+            except Exception:  # noqa: BLE001 - a property of some processors raises when a part is missing
+                continue
+            if isinstance(value, str) and len(value) > 1:
+                found.add(value)
+    return tuple(sorted(found, key=len, reverse=True))

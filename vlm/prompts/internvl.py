@@ -10,7 +10,7 @@ VLMEvalKit decides by the dataset's TYPE and by substrings of its name. Here the
 (`mcq` -> MCQ, `yorn` -> Y/N, `vqa` -> VQA, anything else -> the question alone), corrected for the few catalog
 benchmarks whose VLMEvalKit TYPE differs from their vlmkit kind; every name test is a lookup in the frozensets
 below, which list the catalog names (datasets_tsv/catalog/catalog.tsv) VLMEvalKit's substrings match. A dataset outside the
-catalog gets the rules of its kind. tests/vlm/test_prompts_internvl.py recomputes each set from the catalog with
+catalog gets the rules of its kind. tests/vlm/prompts/test_prompts_internvl.py recomputes each set from the catalog with
 VLMEvalKit's substring lists written down there.
 
 The message: InternVLChat writes `<image>\\n` before the text for one image and `Image-1: <image>\\nImage-2:

@@ -11,7 +11,7 @@ Prompts (only where the preset says VLMEvalKit uses them: Qwen2-VL; config.py ru
 - VQA: all but MMVet and ChartMuseum: the question + "\\nPlease try to answer the question with short words or
   phrases if possible."
 The dataset names VLMEvalKit tests are written out below as data. Where VLMEvalKit matches a substring of the name
-(`'LEGO' in dataset`), the catalog names it would match are listed instead (tests/vlm/test_prompts_qwen2_vl.py
+(`'LEGO' in dataset`), the catalog names it would match are listed instead (tests/vlm/prompts/test_prompts_qwen2_vl.py
 checks each one is a catalog name and that no other catalog name holds the substring).
 
 Image settings for all the family (whatever the prompt style): VLMEvalKit resizes OCRBench's images with

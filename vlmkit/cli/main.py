@@ -7,7 +7,7 @@ import gc
 import logging
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vlmkit.cli.listing import add_list_parser
 from vlmkit.perf.cli import add_perf_parser
@@ -21,7 +21,7 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     from vlmkit.cli.exit_codes import epilog
 
     p = sub.add_parser("run", help="infer and evaluate models on datasets", description="Infer, score, report.",
-                       epilog=epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+                       epilog=RUN_EXAMPLES + epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", nargs="+", default=[], metavar="NAME", help="catalog names, $LMUData/<name>.tsv, or .tsv paths")
     p.add_argument("--model", nargs="+", default=[], metavar="NAME", help="registry names, served model ids, or local dirs")
     p.add_argument("--config", type=Path, default=None, help="a JSON/YAML run file (data, model, custom_datasets, options)")
@@ -94,8 +94,29 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_run)
 
 
+TOP_EXAMPLES = """examples:
+  vlmkit run --data vlmkit_demo_mcq --model vlmkit-tiny            the shipped demo, offline
+  vlmkit run --data MMBench_DEV_EN --model Qwen2.5-VL-7B-Instruct --api-base http://127.0.0.1:8000/v1
+  vlmkit perf --data vlmkit_demo_mcq --model m --api-base http://127.0.0.1:8000/v1 --concurrency 1 8
+  vlmkit report --html report.html                                  every run under outputs/ in one page
+  vlmkit list datasets --kind mcq --scorable
+"""
+RUN_EXAMPLES = """examples:
+  vlmkit run --data vlmkit_demo_mcq vlmkit_demo_yorn --model vlmkit-tiny --batch-size 16
+  vlmkit run --data MMBench_DEV_EN POPE --model served-id --api-base http://127.0.0.1:8000/v1 --nproc 16
+  OPENAI_API_KEY=... vlmkit run --data MMVet --model gpt-4o-mini --judge gpt-4o-mini
+  vlmkit run --data MyDocs --metric anls --model gpt-4o-mini        a TSV of your own in $LMUData
+  vlmkit run --custom-dataset-path quiz.jsonl --model gpt-4o-mini    AISBench/OpenCompass/EvalScope files
+
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vlmkit", description="Benchmark kit for vision-language models.")
+    from vlmkit import __version__
+
+    parser = argparse.ArgumentParser(prog="vlmkit", description="Benchmark kit for vision-language models.",
+                                     epilog=TOP_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"vlmkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _run_parser(sub)
     add_perf_parser(sub)
@@ -127,13 +148,54 @@ def _apply_config(args: argparse.Namespace) -> list[dict]:
     config = load_run_config(args.config)
     args.data = config.data + args.data
     args.model = config.model + args.model
-    defaults = vars(build_parser().parse_args(["run"]))
+    parser = build_parser()
+    defaults = vars(parser.parse_args(["run"]))
+    actions = _run_actions(parser)
     for key, value in config.options.items():
         if key in ("data", "model", "config", "func") or key not in defaults:
             raise DataError(f"{args.config}: options.{key} is not a `vlmkit run` option")
         if getattr(args, key) == defaults[key]:
-            setattr(args, key, Path(value) if key in ("work_dir", "lmudata", "data_root") else value)
+            setattr(args, key, _option_value(actions[key], value, f"{args.config}: options.{key}"))
     return config.custom_datasets
+
+
+def _run_actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """The `vlmkit run` options by their dest (the spelling a --config file uses)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {action.dest: action for action in sub.choices["run"]._actions}
+
+
+def _option_value(action: argparse.Action, value: Any, where: str) -> Any:
+    """A --config option's value as the flag would have parsed it; DataError naming the key for a wrong type."""
+    from vlmkit.core.errors import DataError
+
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+        if not isinstance(value, bool):
+            raise DataError(f"{where}: expected true or false, got {value!r}")
+        return value
+    many = action.nargs in ("+", "*")
+    if many and not isinstance(value, list):
+        value = [value]
+    items = value if many else [value]
+    kind = action.type or str
+    out = []
+    for item in items:
+        if isinstance(item, (list, dict)) or isinstance(item, bool) or item is None:
+            raise DataError(f"{where}: expected {'a list of ' if many else ''}{_type_name(kind)}, got {item!r}")
+        try:
+            converted = kind(item) if kind is not str else str(item)
+        except (TypeError, ValueError):
+            raise DataError(f"{where}: expected {_type_name(kind)}, got {item!r}") from None
+        if kind is int and isinstance(item, float) and item != converted:
+            raise DataError(f"{where}: expected a whole number, got {item!r}")
+        if action.choices is not None and converted not in action.choices:
+            raise DataError(f"{where}: must be one of {', '.join(map(str, action.choices))}, got {item!r}")
+        out.append(converted)
+    return out if many else out[0]
+
+
+def _type_name(kind: Any) -> str:
+    return {int: "a whole number", float: "a number", Path: "a path"}.get(kind, "text")
 
 
 VLLM_BATCH = 64  # the default --batch-size on vLLM: it schedules a batch itself, so one sample per call wastes it

@@ -209,9 +209,26 @@ def _fetch(url: str, dest: Path, timeout: float, progress: bool) -> None:
             raise DownloadError(f"{url}: transfer cut short ({received} of {expected} bytes)")
         os.replace(tmp, dest)
     except requests.RequestException as exc:
-        raise DownloadError(f"{url}: {exc.__class__.__name__}: {exc}") from None
+        raise DownloadError(f"{dest.name} is not in {dest.parent} and {url} {_unreachable(exc)}; put the file at "
+                            f"{dest} (fetched from that URL on a machine with network) and run again") from None
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def _unreachable(exc: requests.RequestException) -> str:
+    """What went wrong with a download, in a few words (urllib3's own text runs to hundreds of characters)."""
+    if isinstance(exc, requests.HTTPError) and exc.response is not None:
+        return f"answered HTTP {exc.response.status_code}"
+    if isinstance(exc, requests.Timeout):
+        return "did not answer in time"
+    text = str(exc)
+    for needle, reason in (("Name or service not known", "names a host that cannot be resolved (offline?)"),
+                           ("Temporary failure in name resolution", "names a host that cannot be resolved (offline?)"),
+                           ("Connection refused", "refused the connection"),
+                           ("Network is unreachable", "cannot be reached (no network)")):
+        if needle in text:
+            return reason
+    return f"could not be fetched ({exc.__class__.__name__})"
 
 
 def download_verified(url: str, dest: Path, md5: str | None, *, timeout: float = 60.0, progress: bool = True) -> Path:

@@ -62,7 +62,13 @@ def refuse_decompression_bomb(data: bytes, name: str | None = None) -> None:
     allows."""
     limit = Image.MAX_IMAGE_PIXELS
     size = declared_size(data) if limit is not None else None
-    if size is None:
+    if size is not None:
+        _refuse_size(size, name)
+
+
+def _refuse_size(size: tuple[int, int], name: str | None) -> None:
+    limit = Image.MAX_IMAGE_PIXELS
+    if limit is None:
         return
     width, height = size
     pixels = max(1, width) * max(1, height)
@@ -75,13 +81,17 @@ def refuse_decompression_bomb(data: bytes, name: str | None = None) -> None:
 
 
 def read_image_file(path: str | Path) -> bytes:
-    """The bytes of an image file, checked against decompression bombs (header only); MediaError naming the file
-    when it cannot be read or is refused. The one way vlmkit opens an image file for a model."""
+    """The bytes of an image file, checked by its header alone (no pixel decoded): MediaError naming the file when
+    it cannot be read, is not an image at all (a text file, a PDF: whatever its name says, it is never sent as one),
+    or declares more pixels than Pillow allows. The one way vlmkit opens an image file for a model."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise MediaError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    refuse_decompression_bomb(data, str(path))
+    size = declared_size(data)
+    if size is None:
+        raise MediaError(f"{path}: not an image (its first bytes {data[:8]!r} are no image format Pillow reads)")
+    _refuse_size(size, str(path))
     return data
 
 
@@ -116,9 +126,12 @@ def file_to_b64(path: str | Path) -> str:
 
 
 def to_rgb(image: Image.Image) -> Image.Image:
-    """RGB for any mode: transparency (RGBA, LA, P with a transparent index) is composited on white."""
+    """RGB for any mode: transparency (RGBA, LA, P with a transparent index) is composited on white; 16-bit and
+    32-bit greyscale (I;16*, I, F) is scaled to 8 bits (Pillow's own convert clips every value above 255 to white)."""
     if image.mode == "RGB":
         return image
+    if image.mode.startswith("I") or image.mode == "F":
+        return _grey_to_8_bits(image).convert("RGB")
     if image.mode == "P" and "transparency" in image.info:
         image = image.convert("RGBA")
     if image.mode in ("RGBA", "LA"):
@@ -126,6 +139,20 @@ def to_rgb(image: Image.Image) -> Image.Image:
         background.paste(image.convert("RGBA"), mask=image.convert("RGBA").getchannel("A"))
         return background
     return image.convert("RGB")
+
+
+def _grey_to_8_bits(image: Image.Image) -> Image.Image:
+    """An 8-bit greyscale copy of a 16/32-bit integer or float image: integers as 16-bit values (v / 257, so the
+    16-bit copy of an 8-bit picture, v * 257, comes back exactly), floats in [0, 1] times 255, other floats as
+    16-bit values."""
+    import numpy as np
+
+    values = np.asarray(image, dtype=np.float64)
+    if image.mode == "F" and values.size and np.nanmax(values) <= 1.0:
+        scaled = values * 255.0
+    else:
+        scaled = values / 257.0
+    return Image.fromarray(np.clip(np.rint(np.nan_to_num(scaled)), 0, 255).astype(np.uint8), mode="L")
 
 
 def bytes_to_image(data: bytes) -> Image.Image:

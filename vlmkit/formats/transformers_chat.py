@@ -18,7 +18,7 @@ whose processor takes audio). Both keep the part's position in the turn.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from PIL import Image
@@ -47,11 +47,24 @@ def load_image_value(value: str) -> Image.Image | str:
     return load_image(value)
 
 
-def to_hf_item(part: Part, *, load_images: bool = True) -> HFItem:
-    """One normalised part as a transformers content item."""
+NEUTRAL_JOIN = "\u200b"  # a zero-width space put inside a placeholder token that stands in a text part
+
+
+def neutralise(text: str, tokens: Collection[str]) -> str:
+    """The text with each of a processor's placeholder tokens (`<image>`, `<|image_pad|>`, ...) broken by a zero-width
+    space after its first character, so that a question quoting `<image>` stays text: the processor never takes it
+    for an image slot (one more slot than images fails the row, or shifts the pictures)."""
+    for token in tokens:
+        if token and token in text:
+            text = text.replace(token, token[0] + NEUTRAL_JOIN + token[1:])
+    return text
+
+
+def to_hf_item(part: Part, *, load_images: bool = True, placeholders: Collection[str] = ()) -> HFItem:
+    """One normalised part as a transformers content item (text with `placeholders` neutralised)."""
     kind, value = part["type"], part["value"]
     if kind == "text":
-        return {"type": "text", "text": value}
+        return {"type": "text", "text": neutralise(value, placeholders)}
     if kind == "image":
         image = load_image_value(value) if load_images else value
         if isinstance(image, str) and is_url(image):
@@ -66,13 +79,14 @@ def to_hf_items(
     load_images: bool = True,
     video_items: VideoItems | None = None,
     audio_item: AudioItem | None = None,
+    placeholders: Collection[str] = (),
 ) -> list[HFItem]:
     """The transformers content items one part becomes (several for a video sent as frames)."""
     if part["type"] == "video" and video_items is not None:
         return list(video_items(part["value"]))
     if part["type"] == "audio" and audio_item is not None:
         return [audio_item(part["value"])]
-    return [to_hf_item(part, load_images=load_images)]
+    return [to_hf_item(part, load_images=load_images, placeholders=placeholders)]
 
 
 def to_hf_turn(
@@ -82,12 +96,14 @@ def to_hf_turn(
     load_images: bool = True,
     video_items: VideoItems | None = None,
     audio_item: AudioItem | None = None,
+    placeholders: Collection[str] = (),
 ) -> HFTurn:
     parts: Sequence[Part] = turn["content"] if interleave else images_first(turn["content"])
     items = [
         item
         for p in parts
-        for item in to_hf_items(p, load_images=load_images, video_items=video_items, audio_item=audio_item)
+        for item in to_hf_items(p, load_images=load_images, video_items=video_items, audio_item=audio_item,
+                                placeholders=placeholders)
     ]
     return {"role": turn["role"], "content": items}
 
@@ -99,14 +115,17 @@ def to_hf_conversation(
     load_images: bool = True,
     video_items: VideoItems | None = None,
     audio_item: AudioItem | None = None,
+    placeholders: Collection[str] = (),
 ) -> list[HFTurn]:
     """A transformers conversation from a message (flat parts -> one user turn) or a list of turns.
 
     `interleave=False` reorders each turn images-first. `load_images=False` keeps image values as strings
     (for rendering a template without decoding pixels). `video_items` / `audio_item`: see the module docstring.
+    `placeholders`: the processor's placeholder tokens, neutralised in text parts (`neutralise`).
     """
     turns = normalise_conversation(msgs)
     return [
-        to_hf_turn(t, interleave=interleave, load_images=load_images, video_items=video_items, audio_item=audio_item)
+        to_hf_turn(t, interleave=interleave, load_images=load_images, video_items=video_items, audio_item=audio_item,
+                   placeholders=placeholders)
         for t in turns
     ]

@@ -64,6 +64,19 @@ def custom_entry(raw: Any, where: str, base: Path | None = None) -> dict[str, An
     return entry
 
 
+def _load_yaml(text: str, path: Path) -> Any:
+    """YAML without aliases: a run file never needs `*name`, and nested aliases ("a billion laughs") expand to
+    gigabytes when the values are read, so they are refused before anything is built."""
+    import yaml
+
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            mark = event.start_mark
+            raise DataError(f"{path}: line {mark.line + 1}: YAML aliases (*{event.anchor}) are not accepted in a "
+                            "run file; write the value out")
+    return yaml.safe_load(text)
+
+
 def load_run_config(path: Path) -> RunConfig:
     """Read a JSON (.json) or YAML (.yaml/.yml) run file; errors name the file and the key."""
     try:
@@ -74,9 +87,9 @@ def load_run_config(path: Path) -> RunConfig:
         if path.suffix.lower() == ".json":
             raw = json.loads(text)
         else:
-            import yaml
-
-            raw = yaml.safe_load(text)
+            raw = _load_yaml(text, path)
+    except DataError:
+        raise
     except Exception as exc:  # json.JSONDecodeError, yaml.YAMLError
         kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
         raise DataError(f"{path}: not valid {kind} ({str(exc).splitlines()[0]})") from None

@@ -296,7 +296,7 @@ def test_an_answer_without_a_letter_is_a_miss_and_said(lmu_root):
 
 
 def test_catalog_rows_parse_and_build(lmu_root):
-    rows = [r for r in catalog.catalog_rows().values() if r.cls and r.cls.startswith("datasets_tsv.spatial_")]
+    rows = [r for r in catalog.catalog_rows().values() if r.cls and r.cls.startswith("datasets_tsv.benchmarks.spatial_")]
     assert len(rows) == 20
     generic = [{"index": 0, "image": b64(image_bytes()), "question": "Q?", "options": "['x', 'y']",
                 "candidates": "['A. x', 'B. y']", "input_prompt": "<image>Q?", "question_raw": "<image>Q?",

@@ -83,7 +83,7 @@ def test_keep_local_tsv_evaluates_the_users_file_and_records_both_md5s(lmu_root,
         http_file_server.stop()
     registry = parse_catalog(
         "name\tclass\turl\tmd5\tkwargs\tdescription\n"
-        f"Remote\tdatasets_tsv.image_mcq:ImageMCQDataset\t{url}\t{md5}\t{{}}\ta test entry\n"
+        f"Remote\tdatasets_tsv.kinds.mcq:ImageMCQDataset\t{url}\t{md5}\t{{}}\ta test entry\n"
     )
     ds = build_entry(registry, "Remote", root=lmu_root, progress=False, keep_local_tsv=True)
     assert ds.line(1)["question"] == "Colour X?" and ds.build_prompt(1)[0]["type"] == "image"
@@ -167,7 +167,7 @@ def test_catalog_row_passes_url_md5_and_options(lmu_root, served_tsv):
     url, md5, _ = served_tsv
     text = (
         "name\tclass\turl\tmd5\tkwargs\tdescription\n"
-        f"Remote\tdatasets_tsv.image_mcq:ImageMCQDataset\t{url}\t{md5}\t"
+        f"Remote\tdatasets_tsv.kinds.mcq:ImageMCQDataset\t{url}\t{md5}\t"
         '{"circular": true, "image_folder": "Shared"}\ta test entry\n'
     )
     registry = parse_catalog(text)

@@ -28,7 +28,7 @@ from tests.support.tsvs import b64, image_bytes, write_tsv
 HEADER = "name\tkind\tstatus\tscorer\tjudge\trows\tclass\tkwargs\turl\tmd5\tdescription\tnotes"
 # The catalog row proposed for COCO_VAL (the integrator's catalog.tsv gets the same line).
 COCO_ROW = (
-    "COCO_VAL\tcaption\tok\tcaption\tnone\t5000\tdatasets_tsv.image_caption:ImageCaptionDataset\t\t"
+    "COCO_VAL\tcaption\tok\tcaption\tnone\t5000\tdatasets_tsv.kinds.caption:ImageCaptionDataset\t\t"
     "https://opencompass.openxlab.space/utils/VLMEval/COCO_VAL.tsv\t72a5079dead060269ac222c5aa5128af\t"
     "COCO Caption val: BLEU, ROUGE-L, CIDEr\t"
 )

@@ -70,6 +70,24 @@ def test_http_error_is_a_download_error_naming_the_url(http_file_server, tmp_pat
     assert not dest.exists()
 
 
+def test_an_unreachable_server_is_one_short_line_saying_where_the_file_goes(http_file_server, tmp_path):
+    url = http_file_server.url("bench.tsv")
+    http_file_server.stop()  # offline: nothing listens on that port now
+    dest = tmp_path / "lmu" / "bench.tsv"
+    with pytest.raises(DownloadError) as info:
+        download_verified(url, dest, PAYLOAD_MD5, progress=False)
+    message = str(info.value)
+    assert "\n" not in message and len(message) < 2 * len(str(dest)) + len(url) + 160, message
+    assert "refused the connection" in message and str(dest) in message and url in message
+    assert "urllib3" not in message and "HTTPConnectionPool" not in message
+
+
+def test_an_http_error_says_its_status(http_file_server, tmp_path):
+    http_file_server.faults["gone.tsv"] = "status:503"
+    with pytest.raises(DownloadError, match="answered HTTP 503"):
+        download_verified(http_file_server.url("gone.tsv"), tmp_path / "gone.tsv", None, progress=False)
+
+
 def test_present_good_file_is_used_with_the_server_down(http_file_server, tmp_path):
     url = http_file_server.url("bench.tsv")
     dest = tmp_path / "bench.tsv"

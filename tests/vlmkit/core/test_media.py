@@ -170,3 +170,44 @@ def test_bomb_data_url_is_refused_on_the_api_path_and_other_data_urls_pass(no_pi
     assert image_url_part(fine)["image_url"]["url"] == fine
     odd = "data:image/png;base64,@@not base64@@"  # not ours to judge: sent as given, as before
     assert image_url_part(odd)["image_url"]["url"] == odd
+
+
+# --- files that are not what they say, and 16-bit pictures (issue 22) ---------------------------------------------
+
+
+@pytest.mark.parametrize("content", [b"just some text\n" * 20, b"%PDF-1.4\n1 0 obj\n", b'{"a": 1}', b""])
+def test_a_file_that_is_not_an_image_is_never_sent_as_one(tmp_path, content):
+    from vlmkit.formats.openai_chat import image_url_part
+
+    fake = tmp_path / "photo.jpg"  # the name says image, the bytes do not
+    fake.write_bytes(content)
+    for read in (read_image_file, file_to_data_url, load_image):
+        with pytest.raises(MediaError, match=f"{fake}: not an image"):
+            read(fake)
+    with pytest.raises(MediaError, match="photo.jpg: not an image"):
+        image_url_part(str(fake))
+
+
+def _grey_8bit():
+    import numpy as np
+
+    return np.arange(0, 256, dtype=np.uint16).reshape(16, 16)  # every 8-bit value once
+
+
+@pytest.mark.parametrize("mode", ["I;16", "I", "F"])
+def test_a_16_bit_picture_has_the_pixels_of_its_8_bit_copy(tmp_path, mode):
+    import numpy as np
+
+    grey = _grey_8bit()
+    if mode == "F":
+        picture = Image.fromarray((grey / 255.0).astype(np.float32))  # floats in [0, 1]
+    else:
+        picture = Image.fromarray((grey.astype(np.int64) * 257).astype(np.uint16 if mode == "I;16" else np.int32))
+    assert picture.mode == mode
+    expected = np.stack([grey.astype(np.uint8)] * 3, axis=-1)  # what the 8-bit copy gives
+    assert np.array_equal(np.asarray(to_rgb(picture)), expected)
+    if mode == "I;16":  # PNG stores 16-bit greyscale; read back through the local path
+        path = tmp_path / "wide.png"
+        picture.save(path)
+        assert np.array_equal(np.asarray(load_image(path)), expected)
+        assert np.asarray(picture.convert("RGB")).max() == 255 and np.asarray(picture.convert("RGB")).min() == 0
