@@ -1,7 +1,8 @@
 """PNG plots of a perf run (matplotlib, Agg backend, imported only here and only when plotting):
 
 - `latency_cdf_<level>.png`: empirical CDFs of TTFT, TPOT, ITL and E2EL;
-- `timeline_<level>.png`: completed requests/s and output tokens/s per time bin, and requests in flight;
+- `timeline_<level>.png`: completed requests/s, output tokens/s (each on its own axes, over a sliding window) and
+  requests in flight;
 - `sweep.png` (two levels or more): throughput and TTFT/TPOT/E2EL median and p99 against the level.
 """
 
@@ -57,37 +58,56 @@ def latency_cdf(path: Path, label: str, records: list[Record]) -> None:
     plt.close(fig)
 
 
+def rolling_rate(times: Any, grid: Any, window: float, weights: Any = None) -> Any:
+    """Events per second in the window (t - window, t] at each grid time t (weighted: weight per second).
+
+    A sliding window instead of fixed bins: completions that land on either side of a bin edge make fixed bins
+    zig-zag between neighbours; the window moves smoothly over the same events."""
+    times = np.asarray(times, dtype=float)
+    order = np.argsort(times, kind="stable")
+    times = times[order]
+    values = np.ones(times.size) if weights is None else np.asarray(weights, dtype=float)[order]
+    cumulative = np.concatenate(([0.0], np.cumsum(values)))
+    grid = np.asarray(grid, dtype=float)
+    upto = cumulative[np.searchsorted(times, grid, side="right")]
+    before = cumulative[np.searchsorted(times, grid - window, side="right")]
+    return (upto - before) / window
+
+
+def in_flight(starts: list[float], ends: list[float]) -> tuple[list[float], list[int]]:
+    """(times, requests in flight just after each time) as a step function; at one instant ends count before
+    starts, so a request that ends as another starts never counts both."""
+    events = sorted([(t, 0, -1) for t in ends] + [(t, 1, 1) for t in starts])
+    xs, levels, level = [0.0], [0], 0
+    for t, _, step in events:
+        level += step
+        xs.append(t)
+        levels.append(level)
+    return xs, levels
+
+
 def timeline(path: Path, label: str, records: list[Record], t0: int) -> None:
     plt = _pyplot()
     sent = [r for r in records if r.start and r.end]
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
+    fig, (rate_ax, token_ax, flight_ax) = plt.subplots(3, 1, figsize=(10, 9), sharex=True)
     if sent:
-        ends = np.array([(r.end - t0) / 1e9 for r in sent])
-        span = max(float(ends.max()), 1e-3)
-        width = max(span / 60, 0.1)
-        edges = np.arange(0, span + width, width)
         ok = [r for r in sent if r.ok]
-        done, _ = np.histogram([(r.end - t0) / 1e9 for r in ok], bins=edges)
-        tokens, _ = np.histogram([(r.end - t0) / 1e9 for r in ok], bins=edges, weights=[output_tokens(r)[0] for r in ok])
-        centres = (edges[:-1] + edges[1:]) / 2
-        top.plot(centres, done / width, label="completed requests/s")
-        top.set_ylabel("requests/s")
-        twin = top.twinx()
-        twin.plot(centres, tokens / width, color="tab:orange", label="output tokens/s")
-        twin.set_ylabel("output tokens/s")
-        top.legend(loc="upper left")
-        twin.legend(loc="upper right")
-        times = sorted([((r.start - t0) / 1e9, 1) for r in sent] + [((r.end - t0) / 1e9, -1) for r in sent])
-        xs, levels, level = [0.0], [0], 0
-        for t, step in times:
-            level += step
-            xs.append(t)
-            levels.append(level)
-        bottom.step(xs, levels, where="post")
-    bottom.set_ylabel("requests in flight")
-    bottom.set_xlabel("seconds since the measured phase began")
-    for ax in (top, bottom):
+        ends = [(r.end - t0) / 1e9 for r in ok]
+        span = max(max((r.end - t0) / 1e9 for r in sent), 1e-3)
+        window = max(span / 20, min(1.0, span))
+        grid = np.linspace(0, span, 400)
+        rate_ax.plot(grid, rolling_rate(ends, grid, window), color="tab:blue")
+        token_ax.plot(grid, rolling_rate(ends, grid, window, [output_tokens(r)[0] for r in ok]), color="tab:orange")
+        xs, levels = in_flight([(r.start - t0) / 1e9 for r in sent], [(r.end - t0) / 1e9 for r in sent])
+        flight_ax.step(xs, levels, where="post", color="tab:green")
+        rate_ax.set_title(f"over a sliding window of {window:.3g} s", fontsize=9)
+    rate_ax.set_ylabel("completed requests/s")
+    token_ax.set_ylabel("output tokens/s")
+    flight_ax.set_ylabel("requests in flight")
+    flight_ax.set_xlabel("seconds since the measured phase began")
+    for ax in (rate_ax, token_ax, flight_ax):
         ax.grid(alpha=0.3)
+        ax.set_ylim(bottom=0)
     fig.suptitle(f"throughput and concurrency over time — {label}")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
