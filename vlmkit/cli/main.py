@@ -289,8 +289,40 @@ def _run_perf_mode(args: argparse.Namespace, model_options: ModelOptions, custom
     return 130 if any(r.interrupted for r in results) else 0
 
 
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Shell completion (argcomplete), only when the shell asks: flags, and catalog and model names after --data /
+    --model. Enable it once with `eval "$(register-python-argcomplete vlmkit)"`."""
+    from vlmkit.core import config
+
+    if not config.shell_completion_requested():
+        return
+    try:
+        import argcomplete
+    except ImportError:  # completion is a convenience: without the package the shell just gets none
+        return
+
+    def datasets(**_: object) -> list[str]:
+        from datasets_tsv.catalog.entries import catalog_rows
+
+        return sorted(catalog_rows())
+
+    def models(**_: object) -> list[str]:
+        from vlm.registry import model_registry
+
+        return sorted(entry.name for entry in model_registry())
+
+    for action in _run_actions(parser).values():
+        if action.dest == "data":
+            action.completer = datasets  # type: ignore[attr-defined]
+        elif action.dest == "model":
+            action.completer = models  # type: ignore[attr-defined]
+    argcomplete.autocomplete(parser)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    _complete(parser)
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING, format="%(levelname)s %(message)s")
     from vlmkit.core.errors import user_errors
     from vlmkit.cli.exit_codes import BAD_INPUT, INTERRUPTED

@@ -56,3 +56,8 @@ def dist_rank_world() -> tuple[int, int]:
 def dist_local_rank() -> int:
     """This process's rank on its host under torchrun (which GPU it takes)."""
     return int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def shell_completion_requested() -> bool:
+    """Whether the shell is asking for completions (argcomplete's hook sets _ARGCOMPLETE)."""
+    return "_ARGCOMPLETE" in os.environ
