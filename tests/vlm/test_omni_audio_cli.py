@@ -17,8 +17,9 @@ from tests.support.tiny_models import build_tiny_qwen2_5_omni, build_tiny_qwen2_
 from vlm.local.audio_models import HFAudioModel
 from vlm.registry import model_registry
 from vlmkit.core.model_calls import Generation
-from vlmkit.run.resolve import AUDIO_TARGET, ModelOptions, resolve_model
+from vlmkit.run.resolve import ModelOptions, resolve_model
 
+AUDIO_TARGET = "vlm.local.audio_models:HFAudioModel"  # as results.json names the class
 ORDER = ("text", "image", "video", "audio")
 
 

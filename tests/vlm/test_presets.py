@@ -14,7 +14,7 @@ from tests.support.tiny_models import build_tiny_llava, build_tiny_qwen2_5_vl, b
 from vlm.local.generic import HFVisionModel
 from vlm.presets import COLUMNS, PROMPT_STYLES, PresetError, model_presets, parse_presets
 from vlm.prompts import FAMILIES, prompts_for
-from vlm.registry import LOCAL_MODELS, model_registry
+from vlm.registry import is_local, model_registry
 from vlmkit.run.resolve import ModelOptions, resolve_model
 
 TSV = Path(__file__).resolve().parents[2] / "vlm" / "presets.tsv"
@@ -29,7 +29,7 @@ def test_every_preset_names_a_local_registry_model_with_known_typed_values() -> 
     assert tuple(header.split("\t")) == COLUMNS
     assert len(presets) == 24
     for name, preset in presets.items():
-        assert name in registry and registry.get(name).target in LOCAL_MODELS, name
+        assert name in registry and is_local(registry.get(name)), name
         assert set(preset.values) <= set(TYPES), name
         for key, value in preset.values.items():
             assert type(value) is TYPES[key], (name, key, value)
@@ -61,13 +61,13 @@ def test_the_registry_carries_each_preset_to_its_name_and_aliases() -> None:
     registry = model_registry()
     presets = model_presets()
     for entry in registry:
-        if entry.target not in LOCAL_MODELS or entry.name == "vlmkit-tiny":
+        if not is_local(entry) or entry.name == "vlmkit-tiny":
             continue
         expected = presets.get(entry.kwargs["model_path"].split("/", 1)[1])
         assert entry.kwargs.get("preset") == (expected.as_kwarg() if expected else None), entry.name
     assert registry.get("qwen-vl").kwargs["preset"]["name"] == "Qwen2.5-VL-7B-Instruct"
     assert registry.get("qwen2.5-omni").kwargs["preset"]["name"] == "Qwen2.5-Omni-7B"
-    without = sorted(e.name for e in registry if e.target in LOCAL_MODELS and "preset" not in e.kwargs)
+    without = sorted(e.name for e in registry if is_local(e) and "preset" not in e.kwargs)
     assert without == ["Qwen2-Audio-7B-Instruct", "Qwen2.5-Omni-3B", "llava-onevision-qwen2-72b-ov-hf", "qwen2-audio",
                        "vlmkit-tiny"]
 

@@ -28,12 +28,19 @@ _EXTRA_FOR_MODULE = {
 }
 
 
+# What a model entry's class is; the run and perf decide by it, never by the class's path.
+API = "api"  # a served model: takes --api-base, --api-key and the API options, and `vlmkit perf` can load-test it
+LOCAL = "local"  # the kit's local weights: takes --max-tokens as max_new_tokens, a batch size, a device, --backend vllm
+PROVIDERS = (API, LOCAL)
+
+
 @dataclass(frozen=True)
 class Entry:
     name: str
     target: str  # "package.module:ClassName"
     kwargs: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    provider: str = ""  # models: API or LOCAL; "" for a class that takes only its entry's kwargs (and datasets)
 
 
 class Registry:
@@ -43,12 +50,15 @@ class Registry:
         self.kind = kind
         self._entries: dict[str, Entry] = {}
 
-    def add(self, name: str, target: str, description: str = "", **kwargs: Any) -> None:
+    def add(self, name: str, target: str, description: str = "", *, provider: str = "", **kwargs: Any) -> None:
+        """One entry; kwargs are the class's default keyword arguments (`provider` is the entry's own, see Entry)."""
         if ":" not in target:
             raise ValueError(f"registry target must be 'module:Class', got {target!r}")
+        if provider and provider not in PROVIDERS:
+            raise ValueError(f"{self.kind} {name!r}: provider must be one of {', '.join(PROVIDERS)}, got {provider!r}")
         if name in self._entries:
             raise ValueError(f"{self.kind} {name!r} is registered twice")
-        self._entries[name] = Entry(name, target, dict(kwargs), description)
+        self._entries[name] = Entry(name, target, dict(kwargs), description, provider)
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries

@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vlmkit.perf.client import Record, make_session, send
 from vlmkit.perf.options import PerfInputError, PerfOptions, check_options
@@ -33,6 +33,9 @@ from vlmkit.perf.requests import PreparedRequests, build_requests, dumps, reques
 from vlmkit.perf.schedule import LevelPlan, Target, arrival_offsets, run_level
 from vlmkit.perf.workers import WorkerRuns
 from vlmkit.core.secrets import redacted_argv, scrub
+
+if TYPE_CHECKING:
+    from vlmkit.core.contracts import Dataset
 
 CUT_SHORT = "run cut short by Ctrl-C: the figures cover the requests completed before it"
 WORKERS_FAILED = (
@@ -63,19 +66,22 @@ class PerfResult:
 
 def _say(options: PerfOptions, text: str, *, err: bool = False) -> None:
     if not options.quiet or err:
-        print(scrub(text, [options.api_key]), file=sys.stderr if err else sys.stdout, flush=True)
+        print(scrub(text, options.secrets()), file=sys.stderr if err else sys.stdout, flush=True)
 
 
 def target_for(options: PerfOptions) -> Target:
-    from vlm.api.openai_compat import chat_completions_url
+    """Where the requests go and their headers: the URL as the API classes read --api-base, the auth headers of the
+    served model's class (`auth_headers(api_key)`, reached through the model registry)."""
+    from vlm.registry import api_class_target, api_urls
+    from vlmkit.core.registry import import_target
 
     try:
-        _, url = chat_completions_url(options.api_base)
+        _, url = api_urls(options.api_base)
     except ValueError as exc:
         raise PerfInputError(f"--api-base {options.api_base!r}: {exc}") from None
-    headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-    if options.api_key:
-        headers["Authorization"] = f"Bearer {options.api_key}"
+    model_class = import_target(options.api_class or api_class_target(), what=f"the class of model {options.model!r}")
+    headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
+               **model_class.auth_headers(options.api_key)}
     return Target(url, headers, options.timeout, kernel_times=not options.read_times)
 
 
@@ -94,7 +100,7 @@ def probe(target: Target, options: PerfOptions) -> dict[str, Any]:
             await session.close()
 
     asyncio.run(go())
-    secrets = [options.api_key]
+    secrets = options.secrets()
     url, kind, message = scrub(target.url, secrets), rec.error, scrub(rec.message or "", secrets)
     if kind is None:
         return {"ok": True, "usage": rec.output_tokens is not None, "e2el_ms": (rec.end - rec.start) / 1e6}
@@ -170,22 +176,23 @@ def default_out_dir(model: str) -> Path:
     return Path("outputs") / "perf" / model_folder_name(model) / datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
-def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) -> PerfResult:
-    """Load-test the server with requests built from `dataset` (any object with the runner's dataset protocol:
-    name, data, line(i), build_prompt(line), optionally generation_params(line))."""
+def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None) -> PerfResult:
+    """Load-test the server with requests built from `dataset` (any object with the runner's dataset protocol, as
+    datasets_tsv's classes have it: name, file_md5, data, line(i), build_prompt(line), generation_params(line),
+    info())."""
     from vlmkit.perf import report
     from vlmkit.perf.bottleneck import client_health
     from vlmkit.perf.metrics import DEFINITIONS, summarize
     from vlmkit.perf.workers import failure_line, measured_load
-    from vlmkit.outputs.writers import host_info, now_iso, package_versions
+    from vlmkit.outputs.provenance import host_info, now_iso, package_versions
 
     check_options(options)
-    secrets = [options.api_key]
+    secrets = options.secrets()
     target = target_for(options)
     started = now_iso()
     total_rows = len(dataset.data)
     if total_rows == 0:
-        raise PerfInputError(f"dataset {getattr(dataset, 'name', '?')}: no rows to send")
+        raise PerfInputError(f"dataset {dataset.name}: no rows to send")
     probed = probe(target, options)
     _say(options, f"vlmkit perf: {target.url} answers a streaming request"
                   + ("" if probed["usage"] else " (without usage: token counts will be estimates)"))
@@ -201,10 +208,7 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
         "summary_csv": str(out_dir / "perf_summary.csv"),
         "requests_jsonl": str(out_dir / "perf_requests.jsonl"),
     }
-    try:
-        dataset_info = dataset.info()
-    except Exception:  # a minimal dataset object may have none
-        dataset_info = {"name": getattr(dataset, "name", None)}
+    dataset_info = dataset.info()
     summary: dict[str, Any] = {
         "schema_version": 1,
         "kind": "vlmkit-perf",
@@ -219,7 +223,7 @@ def run_perf(dataset: Any, options: PerfOptions, *, video_frames: Any = None) ->
         "kernel receive time (SO_TIMESTAMPNS) on plain-TCP connections where the platform gives it, else read time",
         "host": host_info(),
         "target": {"url": scrub(target.url, secrets), "model": options.model},
-        "dataset": {**dataset_info, "rows_used": len(prepared), "file_md5": getattr(dataset, "file_md5", None)},
+        "dataset": {**dataset_info, "rows_used": len(prepared), "file_md5": dataset.file_md5},
         "options": options.public(),
         "bodies": {"rows": len(prepared), "bytes": prepared.total_bytes, "build_s": prepared.build_s, "encoder": prepared.encoder},
         "probe": probed,

@@ -15,7 +15,8 @@ def add_perf_parser(subparsers: argparse._SubParsersAction) -> None:
         epilog="Exit codes: 0 every level ran at the load asked; 2 bad input; 3 a --workers process failed (figures "
         "written, marked with the load they were measured at); 130 cut short by Ctrl-C.",
     )
-    p.add_argument("--model", required=True, help="the model id the server serves")
+    p.add_argument("--model", required=True, help="the model id the server serves, or a registry API name (`vlmkit "
+                   "list models`: its model id and its class's auth header, as `vlmkit run` sends them)")
     p.add_argument("--api-base", default=None, help="base URL (.../v1) or the full .../chat/completions URL (default: $OPENAI_API_BASE)")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
     p.add_argument("--data", required=True, metavar="NAME|PATH", help="catalog name, .tsv, or custom .jsonl/.csv (mm_custom too)")
@@ -60,10 +61,12 @@ def run_perf_command(args: argparse.Namespace) -> int:
         api_base = args.api_base or config.openai_api_base()
         if not api_base:
             raise PerfInputError("--api-base is required (or set OPENAI_API_BASE)")
+        model, api_class = served_model(args.model, api_base)
         options = PerfOptions(
-            model=args.model,
+            model=model,
             api_base=api_base,
             api_key=args.api_key if args.api_key is not None else config.openai_api_key(),
+            api_class=api_class,
             concurrency=args.concurrency,
             request_rate=args.request_rate,
             burstiness=args.burstiness,
@@ -113,6 +116,16 @@ def run_perf_command(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 3
     return 0
+
+
+def served_model(name: str, api_base: str) -> tuple[str, str]:
+    """(the model id asked for, its class "module:Class") of `--model NAME` at `api_base`, resolved as `vlmkit run
+    --model NAME --api-base URL` resolves it: a registry API entry's model id and class, else NAME on the registry's
+    API class. ConfigError (one line) for a base URL the API classes refuse."""
+    from vlmkit.run.resolve import ModelOptions, resolve_model
+
+    spec = resolve_model(name, ModelOptions(api_base=api_base))
+    return spec.kwargs["model"], spec.target
 
 
 def main(argv: list[str] | None = None) -> int:

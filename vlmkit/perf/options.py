@@ -28,6 +28,9 @@ class PerfOptions:
     model: str
     api_base: str
     api_key: str | None = field(default=None, repr=False)  # never written anywhere
+    # the served model's class ("module:Class", as the model registry resolves it): its `auth_headers(api_key)` are
+    # the requests' auth headers; None: the registry's API class (vlm.registry.api_class_target())
+    api_class: str | None = None
     concurrency: list[int] | None = None
     request_rate: list[float] | None = None
     burstiness: float = 1.0
@@ -58,12 +61,17 @@ class PerfOptions:
     def levels(self) -> list[float]:
         return list(self.request_rate) if self.request_rate is not None else list(self.concurrency or [1])
 
+    def secrets(self) -> list[str]:
+        """The key as given and as a header carries it (white space around it stripped, as the API classes send it):
+        both are masked wherever they could reach a file or the console."""
+        return [k for k in dict.fromkeys((self.api_key, (self.api_key or "").strip())) if k]
+
     def public(self) -> dict[str, Any]:
         """The options as written to perf_summary.json (no key, not even one pasted into the URL)."""
         from vlmkit.core.secrets import scrub
 
         return {
-            "model": self.model, "api_base": scrub(self.api_base, [self.api_key]), "api_key_given": bool(self.api_key),
+            "model": self.model, "api_base": scrub(self.api_base, self.secrets()), "api_key_given": bool(self.api_key),
             "concurrency": self.concurrency, "request_rate": self.request_rate, "burstiness": self.burstiness,
             "max_concurrency": self.max_concurrency, "num_requests": self.num_requests, "duration": self.duration,
             "warmup": self.warmup, "max_tokens": self.max_tokens, "ignore_eos": self.ignore_eos,

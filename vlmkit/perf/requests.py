@@ -20,13 +20,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vlmkit.core.model_calls import ModelCallError
 from vlmkit.core.media import file_to_b64
 from vlmkit.core.message import is_url, normalise_conversation
 from vlmkit.formats.openai_chat import to_openai_messages
 from vlmkit.perf.options import PerfInputError, PerfOptions
+
+if TYPE_CHECKING:
+    from vlmkit.core.contracts import Dataset
 
 try:
     import orjson
@@ -129,7 +132,7 @@ def request_body(messages: list[dict[str, Any]], params: dict[str, Any] | None, 
 
 
 def build_requests(
-    dataset: Any,
+    dataset: Dataset,
     options: PerfOptions,
     rows: int | None = None,
     video_frames: Callable[[str], Sequence[str]] | None = None,
@@ -142,7 +145,6 @@ def build_requests(
     count = total if rows is None else max(1, min(rows, total))
     if video_frames is None and options.video_mode == "frames":
         video_frames = _frame_sampler(options.nframe)
-    params_of = getattr(dataset, "generation_params", None)
     began = time.perf_counter()
     bodies: list[bytes] = []
     max_tokens: list[int] = []
@@ -152,7 +154,7 @@ def build_requests(
         where = f"dataset {dataset.name}: row {i} (index {line.get('index')})"
         try:
             msgs = dataset.build_prompt(line)
-            params = params_of(line) if params_of is not None else None
+            params = dataset.generation_params(line)
             body = request_body(openai_messages(msgs, options, video_frames), params, options)
         except PerfInputError as exc:
             raise PerfInputError(f"{where}: {exc}") from None

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from vlm.api.openai_compat import DEFAULT_API_BASE
 from vlmkit.core.errors import DataError
 from vlmkit.perf.api import PerfResult, run_perf
 from vlmkit.perf.options import DEFAULT_MAX_TOKENS, PerfOptions
@@ -20,7 +19,10 @@ from vlmkit.run.resolve import ModelSpec, model_folder_name
 
 def perf_options_for(spec: ModelSpec, *, work_dir: Path, dataset: str, nproc: int, limit: int | None,
                      max_tokens: int | None, seed: int = 0) -> PerfOptions:
-    """The perf options of one (served model, dataset) pair of a `run --mode perf`."""
+    """The perf options of one (served model, dataset) pair of a `run --mode perf`: the spec's class (whichever API
+    class its registry entry names) gives the auth headers."""
+    from vlm.registry import default_api_base
+
     if not spec.is_api:
         raise DataError(
             f"--mode perf load-tests a served model; {spec.name} is local: give --api-base URL (or use `vlmkit run`)"
@@ -28,8 +30,9 @@ def perf_options_for(spec: ModelSpec, *, work_dir: Path, dataset: str, nproc: in
     kwargs = spec.kwargs
     return PerfOptions(
         model=kwargs["model"],
-        api_base=kwargs.get("api_base") or DEFAULT_API_BASE,
+        api_base=kwargs.get("api_base") or default_api_base(),
         api_key=kwargs.get("api_key"),
+        api_class=spec.target,
         concurrency=[nproc],
         num_requests=limit,
         max_tokens=max_tokens or DEFAULT_MAX_TOKENS,

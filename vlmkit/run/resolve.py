@@ -1,7 +1,8 @@
 """From what a user typed to a model or dataset: registry names, `--model-path`, `--api-base`.
 
 This is the one place (with runner/perf/cli) that reaches the model and dataset packages, and it reaches them
-through their registries only.
+through their registries only: which class a name runs on, and whether it is served (`api`) or the kit's local
+weights (`local`), is what its registry entry says (`vlmkit.core.registry.Entry.provider`); no class is named here.
 """
 
 from __future__ import annotations
@@ -16,14 +17,8 @@ from typing import Any
 from vlmkit.core import config
 from vlmkit.core.cells import whole_number
 from vlmkit.core.errors import ConfigError
-from vlmkit.core.registry import Entry, RegistryError, import_target
+from vlmkit.core.registry import API, LOCAL, Entry, RegistryError, import_target
 
-API_TARGET = "vlm.api.openai_compat:OpenAICompatModel"
-HF_TARGET = "vlm.local.generic:HFVisionModel"
-AUDIO_TARGET = "vlm.local.audio_models:HFAudioModel"
-VLLM_TARGET = "vlm.local.vllm_engine:VLLMModel"  # --backend vllm: the same local names on vLLM's offline engine
-# the kit's local classes: they take the run's local options (and own prompts through their preset)
-LOCAL_TARGETS = frozenset({HF_TARGET, AUDIO_TARGET, VLLM_TARGET})
 BACKENDS = ("transformers", "vllm")
 _SECRET_KEYS = frozenset({"api_key"})
 
@@ -116,15 +111,17 @@ class ModelSpec:
     name: str  # what the user typed; names the output folder
     target: str  # "module:Class"
     kwargs: dict[str, Any]
+    provider: str = ""  # API or LOCAL, as the registry says of the class; "" for a user's own class
 
     @property
     def is_api(self) -> bool:
-        return self.target == API_TARGET
+        """A served model (it takes the API options; `--mode perf` can load-test it)."""
+        return self.provider == API
 
     @property
     def is_local(self) -> bool:
         """One of the kit's local classes (they take batch_size and a device from the run)."""
-        return self.target in LOCAL_TARGETS
+        return self.provider == LOCAL
 
     def public_kwargs(self) -> dict[str, Any]:
         """The kwargs without secrets, for fingerprints and results.json."""
@@ -144,10 +141,11 @@ def model_folder_name(name: str) -> str:
 def check_api_base(api_base: str, where: str = "--api-base") -> None:
     """ConfigError (one line) for a base URL the API model would refuse (no scheme, credentials in it).
 
-    The rule lives with the API model (`chat_completions_url`), reached through the registry's lazy import."""
-    parse = import_target(API_TARGET.split(":", 1)[0] + ":chat_completions_url", what="the API model")
+    The rule lives with the API model, reached through the model registry (`vlm.registry.api_urls`)."""
+    from vlm.registry import api_urls
+
     try:
-        parse(api_base)
+        api_urls(api_base)
     except ConfigError as exc:  # already names --api-base, and never echoes a URL that holds credentials
         if where == "--api-base":
             raise
@@ -166,17 +164,17 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
       model (the class its config.json's model_type needs: Qwen2-Audio and Qwen2.5-Omni take the audio class),
       with no preset.
     `--max-tokens` and `--system-prompt` win over a preset's max_new_tokens and system prompt.
-    `--backend vllm` runs a local name or folder on vLLM's offline engine (`vlm.local.vllm_engine.VLLMModel`, same kwargs,
+    `--backend vllm` runs a local name or folder on vLLM's offline engine (`vlm.registry.vllm_target()`, same kwargs,
     `--tensor-parallel N` as tensor_parallel_size); it refuses served models and a missing vLLM in one line.
     """
-    from vlm.registry import local_class_for, model_registry
+    from vlm.registry import api_class_target, is_api, local_class_for, model_registry
 
     options = options or ModelOptions()
     options.check()
     registry = model_registry()
     entry: Entry | None = registry.get(name) if name in registry else _entry_for_repo(registry, name)
 
-    if options.api_base or (entry is not None and entry.target == API_TARGET):
+    if options.api_base or (entry is not None and is_api(entry)):
         if options.backend == "vllm":
             raise ConfigError(f"--backend vllm runs local weights; {name} is a served model (--api-base or an API "
                               "entry): drop --backend vllm (a `vllm serve` server is reached with --api-base)")
@@ -192,7 +190,8 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
         if options.system_prompt is not None:
             kwargs["system_prompt"] = options.system_prompt
         kwargs.update(options.api_kwargs())
-        return ModelSpec(name, API_TARGET, {**kwargs, **options.video_kwargs(api=True), **options.extra})
+        target = entry.target if entry is not None and is_api(entry) else api_class_target()
+        return ModelSpec(name, target, {**kwargs, **options.video_kwargs(api=True), **options.extra}, API)
 
     if options.model_path or entry is not None or Path(name).is_dir():
         kwargs = dict(entry.kwargs) if entry is not None else {}
@@ -201,9 +200,10 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
         elif entry is None:
             kwargs["model_path"] = str(Path(name).resolve())
         target = entry.target if entry is not None else local_class_for(kwargs["model_path"])
+        provider = entry.provider if entry is not None else LOCAL
         if options.video_mode == "video_url":
             raise RegistryError(f"--video-mode video_url is for served models (--api-base); {name} is local and takes video in its own format")
-        if target in LOCAL_TARGETS:  # a user's own class takes only what its registry entry gives it
+        if provider == LOCAL:  # a user's own class takes only what its registry entry gives it
             if options.max_tokens is not None:
                 kwargs["max_new_tokens"] = options.max_tokens
             if options.temperature is not None:
@@ -212,8 +212,8 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
                 kwargs["system_prompt"] = options.system_prompt
             kwargs.update(options.video_kwargs(api=False))
         if options.backend == "vllm":
-            target, kwargs = _on_vllm(name, target, kwargs, options)
-        return ModelSpec(name, target, {**kwargs, **options.extra})
+            target, kwargs = _on_vllm(name, target, provider, kwargs, options)
+        return ModelSpec(name, target, {**kwargs, **options.extra}, provider)
 
     raise RegistryError(
         registry.unknown_message(name)
@@ -221,18 +221,21 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
     )
 
 
-def _on_vllm(name: str, target: str, kwargs: dict[str, Any], options: ModelOptions) -> tuple[str, dict[str, Any]]:
+def _on_vllm(name: str, target: str, provider: str, kwargs: dict[str, Any],
+             options: ModelOptions) -> tuple[str, dict[str, Any]]:
     """The vLLM class with the local kwargs (model_path, preset, generation settings, video sampling): the same
     registry names and folders as the transformers path. ConfigError when vLLM is missing or the class is a user's."""
-    if target not in LOCAL_TARGETS:
+    from vlm.registry import check_vllm_installed, vllm_target
+
+    if provider != LOCAL:
         raise ConfigError(f"--backend vllm runs the kit's local models; {name} is {target}")
-    import_target(VLLM_TARGET.split(":", 1)[0] + ":check_vllm_installed", what="the vLLM backend")()
+    check_vllm_installed()
     kwargs = dict(kwargs)
     if options.tensor_parallel is not None:
         kwargs["tensor_parallel_size"] = whole_number(options.tensor_parallel)
     if options.vllm_args:
         kwargs["engine_kwargs"] = {**kwargs.get("engine_kwargs", {}), **options.engine_kwargs()}
-    return VLLM_TARGET, kwargs
+    return vllm_target(), kwargs
 
 
 def _entry_for_repo(registry: Any, name: str) -> Entry | None:

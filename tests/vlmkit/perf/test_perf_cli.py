@@ -96,6 +96,21 @@ def test_bad_values_are_one_line(tsv, tmp_path: Path, capsys, flags, needle) -> 
     _one_line_error(err, needle)
 
 
+@pytest.mark.parametrize(
+    "api_base, needle",
+    [
+        ("127.0.0.1:8000", "--api-base '127.0.0.1:8000' is not an http(s) URL; write http://127.0.0.1:8000/v1"),
+        ("ftp://127.0.0.1:8000/v1", "is not an http(s) URL"),
+        ("http://user:s3cret-pw@127.0.0.1:9/v1", "--api-base must not hold credentials"),
+    ],
+)
+def test_a_base_url_the_api_model_refuses_is_one_line(tsv, tmp_path: Path, capsys, api_base: str, needle: str) -> None:
+    code, err = _run(_base(tsv, api_base, tmp_path), capsys)
+    assert code == 2
+    _one_line_error(err, needle)
+    assert "s3cret-pw" not in err and not (tmp_path / "out").exists()
+
+
 def test_a_dataset_with_no_rows(tmp_path: Path, capsys, mock_server) -> None:
     mock = mock_server()
     with pytest.raises(PerfInputError, match="no rows"):

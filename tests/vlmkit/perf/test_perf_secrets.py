@@ -75,3 +75,19 @@ def test_a_wrong_key_echoed_by_the_server_is_masked(mock_server, data: Path, tmp
     assert code == 2
     assert "HTTP 401" in err and "Incorrect API key provided: ***" in err and "check --api-key" in err
     assert wrong not in err
+
+
+def test_a_key_with_white_space_around_it_is_masked_as_sent(mock_server, data: Path, tmp_path: Path, monkeypatch,
+                                                            capfd) -> None:
+    """A key read from a file keeps its newline; the header carries it stripped, and a server echoing what it got
+    (here a wrong key) is masked in that form too."""
+    mock = mock_server("--require-key", "sk-the-right-one-0123")
+    wrong = "sk-wrong-key-with-newline-24680"
+    monkeypatch.setenv("OPENAI_API_KEY", f"{wrong}\n")
+    argv = _argv(mock, data, tmp_path / "out")
+    monkeypatch.setattr(sys, "argv", ["vlmkit", *argv])
+    code = main(argv)
+    err = capfd.readouterr().err
+    assert code == 2
+    assert "HTTP 401" in err and "Incorrect API key provided: ***" in err
+    assert wrong not in err
