@@ -42,7 +42,6 @@ from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, v
 
 PARQUET = "videomme/test-00000-of-00001.parquet"
 VLMEVALKIT_TSV = "Video-MME.tsv"
-VLMEVALKIT_TSV_MD5 = "85bdd91f9b29a99354c23b97ab7c113c"
 FRAMES_PROMPT = (
     "\nThese are the frames of a video. "
     "Select the best answer to the following multiple-choice question based on the video. "

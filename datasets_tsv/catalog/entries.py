@@ -10,7 +10,8 @@ Columns (tab-separated, one benchmark per line, `#` lines and blank lines ignore
                        refused in one line, except for inference only, `--mode infer`);
               prompt - VLMEvalKit's scorer is not in vlmkit yet, its prompt is (`class`): inference only;
               todo   - VLMEvalKit's scorer (or its data layout) is not in vlmkit yet: building it is refused.
-- scorer      status ok: one of SCORERS; otherwise VLMEvalKit's scorer in words.
+- scorer      status ok: a catalog spelling of the scorer-id table (vlmkit/scoring/scorer_ids.tsv), or a scorer
+              registered by its module vlmkit/scoring/benchmarks/<scorer>.py; otherwise VLMEvalKit's scorer in words.
 - judge       VLMEvalKit's need of an LLM judge: none, optional (asked only for answers its rules cannot parse;
               vlmkit scores by the rules alone) or required.
 - rows        the number of rows of the TSV when known (blank otherwise).
@@ -36,21 +37,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from vlmkit.scoring.ids import catalog_kinds, module_scorer
+
 COLUMNS = ("name", "kind", "status", "scorer", "judge", "rows", "class", "kwargs", "url", "md5", "description", "notes")
 REQUIRED_COLUMNS = ("name", "class", "url", "md5", "kwargs", "description")
 KINDS = ("mcq", "yorn", "vqa", "caption", "shortqa", "multi-turn", "other", "video")
 STATUSES = ("ok", "judge", "prompt", "todo")
 JUDGE_NEEDS = ("none", "optional", "required")
-# vlmkit's scorers, as the `scorer` column of an `ok` row names them, and the task kind each belongs to.
-SCORERS = {
-    "mcq": "mcq", "mcq-circular": "mcq", "mmmu": "mcq",
-    "yorn": "yorn", "mme": "yorn", "pope": "yorn", "hallusion": "yorn",
-    "vqa_score": "vqa", "anls": "vqa", "relaxed": "vqa", "exact": "vqa", "ocrbench": "vqa",
-    "vcr": "vqa", "mmmu-pro": "mcq", "mmvp": "mcq", "mmsci": "mcq", "amber": "yorn", "vsr": "yorn",
-    "spatial_mcq": "mcq", "regex_mcq": "mcq", "videomme": "video", "mvbench": "video",
-    "vmcbench": "mcq", "crpe": "vqa", "naturalbench": "mcq", "tablevqa": "vqa", "vlmblind": "mcq", "grounding": "vqa",
-    "caption": "caption", "tallyqa": "vqa", "countbench": "vqa", "zerobench": "vqa", "mtvqa": "vqa",
-}  # fmt: skip
 _MD5 = re.compile(r"[0-9a-f]{32}")
 
 
@@ -177,10 +170,11 @@ def _row(cells: dict[str, str], source: str, line_no: int) -> CatalogRow:
     if judge not in JUDGE_NEEDS:
         raise bad("judge", f"{judge!r}; choose one of {', '.join(JUDGE_NEEDS)}")
     if status == "ok":
-        if scorer not in SCORERS:
-            raise bad("scorer", f"{scorer!r} is not a vlmkit scorer ({', '.join(SCORERS)})")
-        if SCORERS[scorer] != kind:
-            raise bad("scorer", f"{scorer} scores {SCORERS[scorer]} benchmarks, not {kind}")
+        scorers = catalog_kinds()  # the scorer-id table's catalog spellings, and the kind each scores
+        if scorer not in scorers and not module_scorer(scorer):
+            raise bad("scorer", f"{scorer!r} is not a vlmkit scorer ({', '.join(scorers)})")
+        if scorer in scorers and scorers[scorer] != kind:
+            raise bad("scorer", f"{scorer} scores {scorers[scorer]} benchmarks, not {kind}")
         if not cls:
             raise bad("class", "a benchmark vlmkit scores needs its class")
         if judge == "required":

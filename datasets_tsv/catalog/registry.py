@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from vlmkit.core.config import lmu_data_root
 from vlmkit.core.errors import ConfigError, DataError
 from vlmkit.core.registry import Registry, RegistryError, import_target
+from vlmkit.scoring.ids import by_catalog, catalog_name, id_from_params
 
 from datasets_tsv.catalog.entries import CatalogRow, catalog_rows, parse_rows
 from datasets_tsv.catalog.user_rules import (
@@ -171,18 +172,11 @@ def build_entry(
 
 
 def scorer_id(dataset: Any) -> str:
-    """The catalog's name for how a built dataset is scored (`mcq-circular`, `mme`, `anls`, ...)."""
-    params = dataset.scorer_params()
-    scorer = params.get("scorer")
-    if scorer == "mcq":
-        if "open_questions" in params:
-            return "mmmu"
-        return "mcq-circular" if params.get("circular") else "mcq"
-    if scorer == "yorn":
-        return "yorn" if params["metric"] == "acc" else str(params["metric"])
-    if scorer == "vqa":
-        return str(params["metric"])
-    return str(scorer or "none")
+    """The catalog's name for how a built dataset is scored (`mcq-circular`, `mme`, `anls`, ...): its
+    `scorer_params()` read through the scorer-id table (vlmkit.scoring.ids); a scorer the table does not name (a
+    judge's scorer in words) as the params say it, `none` when they name none."""
+    found = id_from_params(dataset.scorer_params())
+    return "none" if found is None else catalog_name(found)
 
 
 def _explain(dataset: TSVDataset, why: str) -> TSVDataset:
@@ -194,7 +188,8 @@ def _explain(dataset: TSVDataset, why: str) -> TSVDataset:
 
 def _row_metric(row: CatalogRow) -> str | None:
     """The `metric` (user_rules' vocabulary) that names a catalog row's scorer; None for scorers it has no name for."""
-    return {"mcq": "acc", "mcq-circular": "circular", "yorn": "acc", "mmmu": None}.get(row.scorer, row.scorer)
+    known = by_catalog().get(row.scorer)
+    return known.metric if known is not None else row.scorer
 
 
 def _check_agrees(row: CatalogRow, rules: Rules | None) -> None:

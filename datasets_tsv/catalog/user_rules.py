@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from vlmkit.core.errors import ConfigError, DataError
+from vlmkit.scoring.ids import kind_metrics
 
 KIND_CLASSES = {
     "mcq": "datasets_tsv.kinds.mcq:ImageMCQDataset",
@@ -35,14 +36,6 @@ KIND_CLASSES = {
     "caption": "datasets_tsv.kinds.caption:ImageCaptionDataset",
 }
 RULE_KINDS = ("mcq", "yorn", "vqa", "caption")
-KIND_METRICS = {
-    "mcq": ("acc", "circular"),
-    "yorn": ("acc", "mme", "pope", "hallusion", "amber", "vsr"),
-    "vqa": ("vqa_score", "anls", "relaxed", "exact", "ocrbench"),
-    "caption": ("caption",),
-}
-METRIC_KIND = {m: k for k, metrics in KIND_METRICS.items() for m in metrics if m != "acc"}
-METRICS = ("acc", *METRIC_KIND)
 DEFAULT_METRIC = {"mcq": "acc", "yorn": "acc", "vqa": "vqa_score", "caption": "caption"}
 SIDECAR_SUFFIX = ".scoring.json"
 SIDECAR_KEYS = ("kind", "metric", "like")
@@ -65,6 +58,16 @@ class Rules:
         return ", ".join(f"{k}={v}" for k, v in pairs if v)
 
 
+def metrics_by_kind() -> dict[str, tuple[str, ...]]:
+    """Kind -> the names --metric takes for it: the scorer-id table's `metric` spellings (vlmkit.scoring.ids)."""
+    return {kind: metrics for kind, metrics in kind_metrics().items() if kind in RULE_KINDS}
+
+
+def metric_kinds() -> dict[str, str]:
+    """Metric -> the one kind it implies (`acc` implies none: it is a metric of mcq and yorn)."""
+    return {m: k for k, metrics in metrics_by_kind().items() for m in metrics if m != "acc"}
+
+
 def rules_from(kind: Any, metric: Any, like: Any, *, source: str = "") -> Rules | None:
     """Validated rules (None when nothing is set). Errors name the flag, or the sidecar file and its key."""
     error: type[ValueError] = DataError if source else ConfigError
@@ -81,12 +84,13 @@ def rules_from(kind: Any, metric: Any, like: Any, *, source: str = "") -> Rules 
         raise error(f"{where('like')}: like takes the whole of a catalog benchmark's rules; give like, or kind/metric")
     if kind is not None and kind not in RULE_KINDS:
         raise error(f"{where('kind')}: unknown kind {kind!r}; choose one of {', '.join(RULE_KINDS)}")
-    if metric is not None and metric not in METRICS:
-        raise error(f"{where('metric')}: unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
+    known = ("acc", *metric_kinds())
+    if metric is not None and metric not in known:
+        raise error(f"{where('metric')}: unknown metric {metric!r}; choose one of {', '.join(known)}")
     if metric == "acc" and kind is None:
         raise error(f"{where('metric')}: acc is a metric of mcq and yorn; say which with kind")
-    if kind is not None and metric is not None and metric not in KIND_METRICS[kind]:
-        choices = ", ".join(KIND_METRICS[kind]) or "none yet"
+    if kind is not None and metric is not None and metric not in metrics_by_kind()[kind]:
+        choices = ", ".join(metrics_by_kind()[kind]) or "none yet"
         raise error(f"{where('metric')}: {metric} is not a metric of kind {kind} (its metrics: {choices})")
     return Rules(kind, metric, like, source)
 
@@ -117,7 +121,7 @@ def read_sidecar(tsv: Path) -> Rules | None:
 
 def kind_metric_options(tsv: Path, rules: Rules) -> tuple[str, dict[str, Any], str]:
     """(class target, constructor options, why) for explicit kind/metric rules (no like)."""
-    kind = rules.kind or METRIC_KIND[rules.metric]  # type: ignore[index]
+    kind = rules.kind or metric_kinds()[rules.metric]  # type: ignore[index]
     where = rules.source or "the arguments"
     from datasets_tsv.io.tsv_read import read_header  # pandas: only when a dataset is built
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.datasets_tsv.benchmarks.test_math_judged import EXTRACTIONS, PREDICTIONS, vista_rows
+from tests.datasets_tsv.kinds.test_judged import EXTRACTIONS, PREDICTIONS, vista_rows
 from tests.support.tsvs import write_tsv
 from tests.support.run_helpers import chat_only, chat_requests, question_of, stderr_lines, vlmkit_cli
 from tests.support.servers import FaultServer, Recorded, Reply, chat_reply

@@ -56,7 +56,6 @@ ROWS = (
     "MVBench_MP4 from a local snapshot of OpenGVLab/MVBench, branch video (--data-root DIR, or the Hugging Face "
     "cache)\tno download: the rows are read from a local snapshot of OpenGVLab/MVBench, branch video (test.json)\n"
 )
-SCORERS = {"videomme": "video", "mvbench": "video"}
 
 
 @pytest.fixture
@@ -64,8 +63,6 @@ def catalog(monkeypatch: pytest.MonkeyPatch) -> dict:
     """The packaged catalog plus ROWS (parsed and validated by the catalog's parser)."""
     from datasets_tsv.catalog import entries as catalog_module
     from datasets_tsv.catalog import registry
-    for scorer, kind in SCORERS.items():
-        monkeypatch.setitem(catalog_module.SCORERS, scorer, kind)
     rows = {row.name: row for row in catalog_module.parse_rows(HEADER + ROWS, "proposed rows")}
     packaged = catalog_module.catalog_rows()
     for name, row in rows.items():  # once the rows are in the catalog they must build the same classes

@@ -6,8 +6,9 @@ per-category scores; `out_of` says the most a run could score where the scorer k
 one per OCRBench row). Every scorer sets its scales on its EvalResult, and results.json carries them
 (`scoring.primary_metric.scale`, `scoring.scale`, `scoring.metric_scales`), so a reader never mixes 0.81 and 81.
 
-`infer_scale` reads the scale of a results.json written before scales were recorded, from the scorer's name and
-the metric's name only (the report says when it did). No pandas here: the report imports this module.
+`infer_scale` reads the scale of a results.json written before scales were recorded, from the scorer's name (its
+row in the scorer-id table, vlmkit.scoring.ids) and the metric's name only (the report says when it did). No pandas
+here: the report imports this module.
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-FRACTION = "fraction"
-PERCENT = "percent"
-POINTS = "points"
+from vlmkit.scoring.ids import FRACTION, PERCENT, POINTS, results_scale
+
 SCALES = (FRACTION, PERCENT, POINTS)
 
 
@@ -67,51 +67,17 @@ class Scale:
         return f"{value:.2f}"
 
 
-# Scorers whose every figure shares one scale (vlmkit.scoring.* and datasets_tsv.custom's `custom_mcq`).
-_BY_SCORER = {
-    "mcq": Scale(FRACTION),
-    "mcq_circular": Scale(FRACTION),
-    "custom_mcq": Scale(FRACTION),
-    "qa_judge": Scale(PERCENT),
-    "mathvista": Scale(PERCENT),
-    "mathverse": Scale(PERCENT),
-    "mathvision": Scale(PERCENT),
-    "mmvet": Scale(PERCENT),
-    "llavabench": Scale(PERCENT),
-    "shortqa": Scale(FRACTION),
-    "vcr": Scale(FRACTION),
-    "mmvp": Scale(FRACTION),
-    "mmsci": Scale(FRACTION),
-    "yorn_amber": Scale(PERCENT),
-    "yorn_vsr": Scale(PERCENT),
-    "yorn_acc": Scale(PERCENT),
-    "yorn_pope": Scale(PERCENT),
-    "yorn_hallusion": Scale(PERCENT),
-    "text_qa": Scale(PERCENT),
-    "caption": Scale(PERCENT),
-    "tallyqa": Scale(PERCENT),
-    "countbench": Scale(PERCENT),
-    "mtvqa": Scale(PERCENT),
-    "zerobench": Scale(FRACTION),
-    "spatial_mcq": Scale(PERCENT),
-    "vmcbench": Scale(PERCENT),
-    "crpe": Scale(FRACTION),
-    "naturalbench": Scale(FRACTION),
-    "tablevqa": Scale(PERCENT),
-    "vlmblind": Scale(FRACTION),
-    "grounding": Scale(FRACTION),
-}
 MME_CATEGORY_POINTS = 200.0  # acc + acc+, each out of 100
 
 
 def default_scale(scorer: str) -> Scale | None:
-    """The scale of most figures of a scorer (None for a scorer vlmkit does not know)."""
-    if scorer in _BY_SCORER:
-        return _BY_SCORER[scorer]
-    if scorer == "vqa_score" or scorer.startswith("vqa_"):
+    """The scale of most figures of a scorer, by its results.json spelling (the scorer-id table,
+    vlmkit.scoring.ids); None for a scorer vlmkit does not know, or whose scale differs by dataset."""
+    scale = results_scale(scorer)
+    if scale is not None:
+        return Scale(scale)
+    if scorer.startswith("vqa_"):  # a VQA metric's results spelling
         return Scale(PERCENT)
-    if scorer in ("yorn_mme", "ocrbench"):
-        return Scale(POINTS)
     return None
 
 

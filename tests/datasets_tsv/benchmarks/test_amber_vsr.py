@@ -43,10 +43,8 @@ AMBER_SUFFIX = "\nPlease answer yes or no."
 
 
 @pytest.fixture
-def proposed(monkeypatch: pytest.MonkeyPatch) -> dict[str, catalog.CatalogRow]:
-    """The proposed rows parsed as the catalog parses them (with the scorer ids the integrator adds to SCORERS)."""
-    monkeypatch.setitem(catalog.SCORERS, "amber", "yorn")
-    monkeypatch.setitem(catalog.SCORERS, "vsr", "yorn")
+def proposed() -> dict[str, catalog.CatalogRow]:
+    """The proposed rows parsed as the catalog parses them."""
     return {row.name: row for row in parse_rows(f"{HEADER}\n{AMBER_ROW}\n{VSR_ROW}\n", "proposed_rows.tsv")}
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from datasets_tsv.kinds.base import TSVDataset
-from datasets_tsv.catalog.entries import KINDS, SCORERS, CatalogError, catalog_rows, parse_rows
+from datasets_tsv.catalog.entries import KINDS, CatalogError, catalog_rows, parse_rows
 from datasets_tsv.catalog.registry import NotScorableError, build_dataset, build_row, scorer_id
+from vlmkit.scoring.ids import catalog_kinds, module_scorer
 from tests.support.video_snapshots import minimal_snapshot
 from vlmkit.core.errors import DataError
 
@@ -46,7 +47,8 @@ def test_catalog_rows_are_well_formed():
         if row.md5:
             assert row.url and re.fullmatch(r"[0-9a-f]{32}", row.md5), row.name
         if row.status == "ok":
-            assert row.scorer in SCORERS and row.cls and row.judge != "required", row.name
+            assert (row.scorer in catalog_kinds() or module_scorer(row.scorer)) and row.cls, row.name
+            assert row.judge != "required", row.name
             assert row.url or "bundled" in row.kwargs or row.notes, row.name  # no URL: the notes say where from
         elif row.status == "judge":  # scored with --judge; refused in one line without one
             assert row.scorable and row.cls and row.judge == "required", row.name

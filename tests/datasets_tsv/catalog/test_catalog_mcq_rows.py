@@ -9,23 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from datasets_tsv.catalog import entries as catalog
 from datasets_tsv.catalog.entries import CatalogRow, catalog_rows, parse_rows
 from datasets_tsv.catalog.registry import NotScorableError, build_row, scorer_id
 
 from tests.support.tsvs import b64, image_bytes, write_tsv
 
 ROWS_FILE = Path(__file__).with_name("catalog_mcq_rows.tsv")
-# Scorer ids these rows introduce (kind each scores); the catalog's SCORERS lists them once they are merged.
-NEW_SCORERS = {"vcr": "vqa", "mmmu-pro": "mcq", "mmvp": "mcq", "mmsci": "mcq"}
 CLOSING = "Please select the correct answer from the options above. \n"
 JPEG = b64(image_bytes())
 
 
 @pytest.fixture
-def rows(monkeypatch: pytest.MonkeyPatch) -> dict[str, CatalogRow]:
-    for scorer, kind in NEW_SCORERS.items():
-        monkeypatch.setitem(catalog.SCORERS, scorer, kind)
+def rows() -> dict[str, CatalogRow]:
     parsed = parse_rows(ROWS_FILE.read_text(encoding="utf-8"), ROWS_FILE.name)
     return {row.name: row for row in parsed}
 

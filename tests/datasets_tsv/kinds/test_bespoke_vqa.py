@@ -12,7 +12,7 @@ from datasets_tsv.catalog.registry import scorer_id
 from datasets_tsv.benchmarks.tablevqa import TableVQADataset
 from datasets_tsv.benchmarks.vlmblind import VLMBlindDataset
 from vlmkit.scoring.kinds.grounding import read_box
-from vlmkit.scoring.benchmarks.tablevqa import fintabnet_forms, normalize, wtq_hit
+from vlmkit.scoring.benchmarks.tablevqa import fintabnet_forms, wtq_hit, wtq_normalise
 from vlmkit.scoring.benchmarks.vlmblind import rows_columns_hit
 
 from tests.datasets_tsv.kinds.bespoke_rows import VLMBLIND_RULES, build, proposed_rows
@@ -84,8 +84,8 @@ def test_tablevqa_prompts_and_scores(rows, lmu_root):
 
 
 def test_tablevqa_rules():
-    assert normalize(' "Smith [1]" (born 1950)') == "smith"  # trailing parentheses, quotes, citation, in turns
-    assert normalize("Freeman.") == "freeman" and normalize("Smith (born 1950).") == "smith (born 1950)"
+    assert wtq_normalise(' "Smith [1]" (born 1950)') == "smith"  # trailing parentheses, quotes, citation, in turns
+    assert wtq_normalise("Freeman.") == "freeman" and wtq_normalise("Smith (born 1950).") == "smith (born 1950)"
     assert wtq_hit("3", "3|3") and not wtq_hit("3|4", "3")  # equal values are one; sizes must agree
     assert wtq_hit("2010-xx-xx", "2010")  # a date with only a year is the number
     assert fintabnet_forms("1.5 billion dollars") == (1.5e9, [1.5e9, 1.5])

@@ -11,9 +11,9 @@ from vlmkit.scoring.common.math_answers import BadRow
 from vlmkit.scoring.benchmarks.mathverse import (
     MAX_TOKENS,
     TEMPERATURES,
-    build_extract_prompt,
-    build_score_prompt,
+    extract_prompt,
     score_mathverse,
+    score_prompt,
 )
 
 # The two judge prompts of the facts (vlmevalkit-judge-facts.md section 7, MathVerse), JSON-escaped.
@@ -198,8 +198,8 @@ def keyed(request: JudgeRequest) -> str:
 
 def test_the_prompts_are_the_facts_text():
     assert FACTS_EXTRACT.endswith("Extracted Answer: ") and "B:2√{{3}}" in FACTS_SCORE
-    assert build_extract_prompt("<<PREDICTION>>") == FACTS_EXTRACT
-    assert build_score_prompt("<<QUESTION_FOR_EVAL>>", "<<ANSWER>>", "<<EXTRACT>>") == FACTS_SCORE
+    assert extract_prompt("<<PREDICTION>>") == FACTS_EXTRACT
+    assert score_prompt("<<QUESTION_FOR_EVAL>>", "<<ANSWER>>", "<<EXTRACT>>") == FACTS_SCORE
 
 
 def test_scores_breakdown_and_counts_by_hand():

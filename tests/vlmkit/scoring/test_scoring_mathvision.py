@@ -12,7 +12,7 @@ from vlmkit.scoring.common.math_answers import math_equal
 from vlmkit.scoring.benchmarks.mathvision import (
     MAX_TOKENS,
     TEMPERATURES,
-    build_prompt,
+    extract_prompt,
     score_mathvision,
 )
 
@@ -115,7 +115,7 @@ def keyed(request: JudgeRequest) -> str:
 
 def test_the_prompt_is_the_facts_text():
     assert "Hint: Please answer the question and provide the final answer at the end." in FACTS_PROMPT
-    assert build_prompt("<<QUESTION>>", "<<PREDICTION>>") == FACTS_PROMPT
+    assert extract_prompt("<<QUESTION>>", "<<PREDICTION>>") == FACTS_PROMPT
 
 
 def test_scores_breakdown_and_counts_by_hand():

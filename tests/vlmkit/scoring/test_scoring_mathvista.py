@@ -12,7 +12,7 @@ from vlmkit.scoring.common.math_answers import BadRow
 from vlmkit.scoring.benchmarks.mathvista import (
     MAX_TOKENS,
     TEMPERATURES,
-    build_prompt,
+    extract_prompt,
     score_mathvista,
 )
 
@@ -146,7 +146,7 @@ def keyed(request: JudgeRequest) -> str:
 
 def test_the_prompt_is_the_facts_text():
     assert FACTS_PROMPT.startswith("\nPlease read the following example.") and FACTS_PROMPT.endswith("answer:")
-    assert build_prompt("<<QUESTION>>", "<<PREDICTION>>") == FACTS_PROMPT
+    assert extract_prompt("<<QUESTION>>", "<<PREDICTION>>") == FACTS_PROMPT
 
 
 def test_scores_breakdown_and_counts_by_hand():

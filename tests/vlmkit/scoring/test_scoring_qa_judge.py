@@ -11,9 +11,9 @@ from vlmkit.judging import FunctionJudge, JudgeRequest, JudgeStopped
 from vlmkit.scoring.kinds.qa_judge import (
     JUDGE_TEMPERATURES,
     QAJudgement,
-    build_qa_judge_prompt,
     context_turns,
     parse_qa_judgement,
+    qa_judge_prompt,
     score_qa_with_judge,
 )
 
@@ -61,12 +61,12 @@ def test_prompt_text_is_exactly_the_documented_one():
         {"role": "assistant", "content": "Hello!"},
         {"role": "user", "content": "What is the capital of France?"},
     ]
-    prompt = build_qa_judge_prompt("What is the capital of France?", ["Paris"], "It is Paris.", context_turns(messages))
+    prompt = qa_judge_prompt("What is the capital of France?", ["Paris"], "It is Paris.", context_turns(messages))
     assert prompt == EXPECTED_PROMPT
 
 
 def test_prompt_without_context_and_with_several_references():
-    prompt = build_qa_judge_prompt("2+2?", ["4", "four"], "It is {4}.")
+    prompt = qa_judge_prompt("2+2?", ["4", "four"], "It is {4}.")
     assert "[Conversation before the question]" not in prompt
     assert "\n\n[Question]\n2+2?\n\n[Reference answers (any one of them is correct)]\n- 4\n- four\n\n" in prompt
     assert "[Model reply]\nIt is {4}.\n" in prompt  # braces in the data are text, not template slots
@@ -76,7 +76,7 @@ def test_prompt_without_context_and_with_several_references():
                           {"role": "assistant", "content": "a cat"}, {"role": "user", "content": "colour?"}]) == [
         ("user", "[image]\nwhat?"), ("assistant", "a cat")]
     with pytest.raises(ValueError):
-        build_qa_judge_prompt("q", [], "r")
+        qa_judge_prompt("q", [], "r")
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from vlmkit.scoring.kinds.text_qa import (
+    bare_words,
     bleu,
-    contains,
-    exact_match,
+    contains_bare_words,
+    exact_match_bare_words,
     jieba_available,
-    normalize_text,
     rouge,
     score_text_qa,
     tokenize,
@@ -31,17 +31,17 @@ from vlmkit.scoring.kinds.text_qa import (
         ("an apple, a pear", "apple pear"),
     ],
 )
-def test_normalize_text(text, expected):
-    assert normalize_text(text) == expected
+def test_bare_words(text, expected):
+    assert bare_words(text) == expected
 
 
 def test_exact_match_and_contains():
-    assert exact_match("3323.", ["3323"]) == 1.0
-    assert exact_match("It is 3323", ["3323"]) == 0.0
-    assert contains("It is 3323", ["3323"]) == 1.0
-    assert contains("It is 332", ["3323"]) == 0.0
-    assert exact_match("Dakota", ["nikon", "dakota"]) == 1.0  # any reference
-    assert contains("anything", ["", "  "]) == 0.0  # an empty reference never counts
+    assert exact_match_bare_words("3323.", ["3323"]) == 1.0
+    assert exact_match_bare_words("It is 3323", ["3323"]) == 0.0
+    assert contains_bare_words("It is 3323", ["3323"]) == 1.0
+    assert contains_bare_words("It is 332", ["3323"]) == 0.0
+    assert exact_match_bare_words("Dakota", ["nikon", "dakota"]) == 1.0  # any reference
+    assert contains_bare_words("anything", ["", "  "]) == 0.0  # an empty reference never counts
 
 
 def test_tokenize_splits_cjk_per_character_and_words_elsewhere():
@@ -126,3 +126,17 @@ def test_bad_options():
             score_text_qa(df, ["rouge"], segmenter="jieba")
     with pytest.raises(ValueError, match="no `answer` column"):
         score_text_qa(df.drop(columns="answer"))
+
+
+def test_the_honest_names_say_how_the_matches_differ():
+    """text_qa's exact match compares bare words; VQA's `exact` ignores case only; MathVista's text comparison
+    (casefold_trim) keeps the punctuation inside an answer. Each pair worked out by hand from the docstrings."""
+    from vlmkit.scoring.common.math_answers import casefold_trim
+    from vlmkit.scoring.kinds.vqa import exact_match_ignoring_case
+
+    for prediction, reference in (("Paris.", "paris"), ("The cat", "cat"), ("a dog!", "Dog")):
+        assert exact_match_bare_words(prediction, [reference]) == 1.0
+        assert exact_match_ignoring_case(prediction, [reference]) == 0.0
+    assert exact_match_ignoring_case(" PARIS ", ["paris"]) == exact_match_bare_words(" PARIS ", ["paris"]) == 1.0
+    assert casefold_trim('"3.5 cm."') == "3.5 cm" and bare_words('"3.5 cm."') == "3 5 cm"
+    assert casefold_trim("The cat") == "the cat" and bare_words("The cat") == "cat"

@@ -10,7 +10,7 @@ import pytest
 from vlmkit.scoring.common.text_norm import parse_answer_list
 from vlmkit.scoring.kinds.vqa import (
     anls,
-    exact_match,
+    exact_match_ignoring_case,
     normalize_vqa_answer,
     relaxed_accuracy,
     score_vqa,
@@ -83,10 +83,10 @@ def test_relaxed_accuracy(prediction: str, answers: list[str], expected: float) 
     assert relaxed_accuracy(prediction, answers) == expected
 
 
-def test_exact_match() -> None:
-    assert exact_match(" Paris ", ["paris"]) == 1.0
-    assert exact_match("Paris, France", ["paris"]) == 0.0
-    assert exact_match("b", ["a", "B"]) == 1.0
+def test_exact_match_ignoring_case() -> None:
+    assert exact_match_ignoring_case(" Paris ", ["paris"]) == 1.0
+    assert exact_match_ignoring_case("Paris, France", ["paris"]) == 0.0
+    assert exact_match_ignoring_case("b", ["a", "B"]) == 1.0
 
 
 def test_parse_answer_list_is_safe() -> None:

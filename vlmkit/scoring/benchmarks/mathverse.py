@@ -153,11 +153,11 @@ Judgement: 0
     [Question]: """
 
 
-def build_extract_prompt(prediction: str) -> str:
+def extract_prompt(prediction: str) -> str:
     return f"{EXTRACT_HEAD}{prediction}'\nExtracted Answer: "
 
 
-def build_score_prompt(question_for_eval: str, answer: str, extract: str) -> str:
+def score_prompt(question_for_eval: str, answer: str, extract: str) -> str:
     return (f"{SCORE_HEAD}{question_for_eval}\n    [Standard Answer]: {answer}\n    [Model_answer] : {extract}\n"
             "    Judgement:")
 
@@ -218,7 +218,7 @@ def score_mathverse(df: pd.DataFrame, judge: Judge) -> EvalResult:
             raise BadRow(f"{where(pos, row['index'], 'index')}: repeats row {rows[key]}")
         rows[key] = pos
 
-    extract_prompts = {key: build_extract_prompt(str(records[pos]["prediction"])) for key, pos in rows.items()}
+    extract_prompts = {key: extract_prompt(str(records[pos]["prediction"])) for key, pos in rows.items()}
     extracted = judge_rounds(judge, extract_prompts, lambda _key, reply: reply.strip() or None,
                              temperatures=TEMPERATURES, max_tokens=MAX_TOKENS)
     score_prompts: dict[str, str] = {}
@@ -238,7 +238,7 @@ def score_mathverse(df: pd.DataFrame, judge: Judge) -> EvalResult:
         question = cell_text(row.get("question_for_eval"))
         if question is None:
             raise BadRow(f"{where(pos, row['index'], 'question_for_eval')}: empty (the scoring prompt needs it)")
-        score_prompts[key] = build_score_prompt(question, str(cell_text(row.get("answer"))), outcome.value)
+        score_prompts[key] = score_prompt(question, str(cell_text(row.get("answer"))), outcome.value)
 
     verdicts = judge_rounds(judge, score_prompts, _verdict, temperatures=TEMPERATURES, max_tokens=MAX_TOKENS)
     for key, outcome in verdicts.items():

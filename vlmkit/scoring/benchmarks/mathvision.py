@@ -106,7 +106,7 @@ Extracted answer: B
 """
 
 
-def build_prompt(question: str, prediction: str) -> str:
+def extract_prompt(question: str, prediction: str) -> str:
     """The judge's extraction prompt for one row (VLMEvalKit's typo `Model respone` and missing newline kept)."""
     return f"{PROMPT_HEAD}{question}\nModel respone: {prediction}Extracted answer:"
 
@@ -172,7 +172,7 @@ def score_mathvision(df: pd.DataFrame, judge: Judge) -> EvalResult:
         question = cell_text(row.get("question"))
         if question is None:
             raise BadRow(f"{where(pos, index, 'question')}: empty (the judge prompt needs it)")
-        prompts[key] = build_prompt(question, prediction)
+        prompts[key] = extract_prompt(question, prediction)
         pending[key] = (pos, options, target, answer)
 
     outcomes = judge_rounds(judge, prompts, lambda _key, reply: reply.strip() or None,

@@ -41,9 +41,9 @@ from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.common.math_answers import (
     BadRow,
     Tally,
+    casefold_trim,
     choice_list,
     letters_for,
-    normalise_text,
     read_list,
     target_letter,
     to_number,
@@ -123,7 +123,7 @@ Extracted answer: B
 """
 
 
-def build_prompt(question: str, prediction: str) -> str:
+def extract_prompt(question: str, prediction: str) -> str:
     """The judge's extraction prompt for one row (VLMEvalKit's typo `Model respone` and missing newline kept)."""
     return f"{PROMPT_HEAD}{question}\nModel respone: {prediction}Extracted answer:"
 
@@ -198,7 +198,7 @@ def _same_element(value: str, answer: str, precision: int | None) -> bool:
     a, b = to_number(value), to_number(answer)
     if a is not None and b is not None:
         return _number_equal(a, b, precision)
-    return normalise_text(value) == normalise_text(answer)
+    return casefold_trim(value) == casefold_trim(answer)
 
 
 def compare(item: _Item, text: str) -> tuple[Any, bool]:
@@ -221,7 +221,7 @@ def compare(item: _Item, text: str) -> tuple[Any, bool]:
             _same_element(g, w, item.precision) for g, w in zip(got, want)
         )
         return got, ok
-    return text.strip(), answer is not None and normalise_text(text) == normalise_text(answer)
+    return text.strip(), answer is not None and casefold_trim(text) == casefold_trim(answer)
 
 
 def _rule(item: _Item, prediction: str) -> tuple[Any, bool] | None:
@@ -286,7 +286,7 @@ def score_mathvista(df: pd.DataFrame, judge: Judge) -> EvalResult:
         question = cell_text(row.get("question"))
         if question is None:
             raise BadRow(f"{where(pos, item.index, 'question')}: empty (the judge prompt needs it)")
-        prompts[key] = build_prompt(question, prediction)
+        prompts[key] = extract_prompt(question, prediction)
         pending[key] = (pos, item)
 
     outcomes = judge_rounds(judge, prompts, lambda _key, reply: reply.strip() or None,

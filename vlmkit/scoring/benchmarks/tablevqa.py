@@ -43,7 +43,7 @@ _PARENS = re.compile(r"(?<!^)( \([^)]*\))*$")
 _QUOTED = re.compile(r'^"([^"]*)"$')
 
 
-def normalize(text: str) -> str:
+def wtq_normalise(text: str) -> str:
     text = "".join(c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) != "Mn")
     text = re.sub(r"[‘’´`]", "'", text)
     text = re.sub(r"[“”]", '"', text)
@@ -95,7 +95,7 @@ def _amount(number: float) -> int | float:
 
 
 def to_value(text: str) -> Value:
-    norm = normalize(text)
+    norm = wtq_normalise(text)
     number = _number(text)
     if number is not None:
         return "n", _amount(number), norm
@@ -151,7 +151,7 @@ _CONVERSIONS = ((r" \bthousand\b", "e3"), (r" \bmillion\b", "e6"), (r" \bbillion
 
 def fintabnet_forms(text: str) -> tuple[Any, list[Any]]:
     """(the with-units form, [with units, without units]): floats when both parse, else texts."""
-    s = _UNITS.sub("", re.sub(r"[\$\(\),]", "", normalize(text)))
+    s = _UNITS.sub("", re.sub(r"[\$\(\),]", "", wtq_normalise(text)))
     unit_free = s
     for pattern, value in _CONVERSIONS:
         s = re.sub(pattern, value, s)

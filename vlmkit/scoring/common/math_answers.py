@@ -117,14 +117,15 @@ def target_letter(answer: Any, options: dict[str, str], *, text_first: bool = Fa
     if letter is not None and not text_first:
         return letter
     for same in ([k for k, v in options.items() if v.strip() == s],
-                 [k for k, v in options.items() if normalise_text(v) == normalise_text(s)]):
+                 [k for k, v in options.items() if casefold_trim(v) == casefold_trim(s)]):
         if len(same) == 1:
             return same[0]
     return letter
 
 
-def normalise_text(text: Any) -> str:
-    """Case-folded, white space collapsed, surrounding quotes and a final period dropped."""
+def casefold_trim(text: Any) -> str:
+    """Case-folded, white space collapsed, surrounding quotes and a final period dropped; punctuation inside is kept
+    (`"3.5 cm."` -> `3.5 cm`), since math answers differ by it. text_qa's `bare_words` removes all punctuation."""
     s = " ".join(str(text).split()).casefold()
     s = s.strip().strip("'\"`").strip()
     return s[:-1].rstrip() if s.endswith((".", "。")) else s

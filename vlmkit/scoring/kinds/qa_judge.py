@@ -128,7 +128,7 @@ def context_turns(messages: Any, system: Any = None) -> list[tuple[str, str]]:
     return []
 
 
-def build_qa_judge_prompt(
+def qa_judge_prompt(
     question: str, references: Sequence[str], reply: str, context: Sequence[tuple[str, str]] = ()
 ) -> str:
     """QA_JUDGE_PROMPT for one row (see the module docstring). Several references: any one of them is correct."""
@@ -226,7 +226,7 @@ def score_qa_with_judge(
         else:
             question = cell_text(row.get("question")) or ""
             context = context_turns(row.get("messages"), row.get("system"))
-            prompts[key] = build_qa_judge_prompt(question, refs, str(pred), context)
+            prompts[key] = qa_judge_prompt(question, refs, str(pred), context)
         rows.append(entry)
 
     outcomes = judge_rounds(judge, prompts, lambda _key, reply: parse_qa_judgement(reply),

@@ -56,8 +56,10 @@ _ARTICLES = frozenset({"a", "an", "the"})
 _ASCII_PUNCTUATION = {c: " " for c in range(128) if unicodedata.category(chr(c)).startswith("P")}
 
 
-def normalize_text(text: str) -> str:
-    """The form compared by exact match and contains (see the module docstring)."""
+def bare_words(text: str) -> str:
+    """The text's bare words, the form exact match and contains compare: NFKC, case-folded, every punctuation mark
+    and the articles a/an/the removed, spaces between CJK characters dropped (`The cat's-toy!` -> `cat s toy`).
+    Stricter than vlmkit.scoring.common.math_answers.casefold_trim, which keeps punctuation inside the text."""
     text = str(text)
     if text.isascii():  # NFKC leaves ASCII as it is, casefold is lower, and there is no CJK to join
         return " ".join(w for w in text.lower().translate(_ASCII_PUNCTUATION).split() if w not in _ARTICLES)
@@ -67,12 +69,15 @@ def normalize_text(text: str) -> str:
     return _CJK_SPACE_RE.sub("", " ".join(words))
 
 
-def exact_match(prediction: str, references: Sequence[str]) -> float:
-    return _exact(normalize_text(prediction), [normalize_text(r) for r in references])
+def exact_match_bare_words(prediction: str, references: Sequence[str]) -> float:
+    """1.0 when the prediction's bare words equal some reference's (the `exact_match` metric). Looser than VQA's
+    `exact` (vlmkit.scoring.kinds.vqa.exact_match_ignoring_case), which keeps punctuation and articles."""
+    return _exact(bare_words(prediction), [bare_words(r) for r in references])
 
 
-def contains(prediction: str, references: Sequence[str]) -> float:
-    return _contains(normalize_text(prediction), [normalize_text(r) for r in references])
+def contains_bare_words(prediction: str, references: Sequence[str]) -> float:
+    """1.0 when some non-empty reference's bare words occur in the prediction's (the `contains` metric)."""
+    return _contains(bare_words(prediction), [bare_words(r) for r in references])
 
 
 def _exact(pred: str, refs: Sequence[str]) -> float:  # both normalised
@@ -193,7 +198,7 @@ def metric_names(metrics: Sequence[str]) -> list[str]:
 def _row_scores(pred: str, refs: list[str], metrics: Sequence[str], segmenter: str) -> dict[str, float]:
     scores: dict[str, float] = {}
     if "em" in metrics or "contains" in metrics:
-        pred_n, refs_n = normalize_text(pred), [normalize_text(r) for r in refs]  # once for both
+        pred_n, refs_n = bare_words(pred), [bare_words(r) for r in refs]  # once for both
         if "em" in metrics:
             scores["exact_match"] = _exact(pred_n, refs_n)
         if "contains" in metrics:

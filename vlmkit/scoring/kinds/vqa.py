@@ -108,8 +108,9 @@ def relaxed_accuracy(prediction: str, answers: Sequence[str], tolerance: float =
     return 0.0
 
 
-def exact_match(prediction: str, answers: Sequence[str]) -> float:
-    """1.0 when the stripped prediction equals one answer, ignoring case."""
+def exact_match_ignoring_case(prediction: str, answers: Sequence[str]) -> float:
+    """1.0 when the stripped prediction equals one answer, ignoring case only (the `exact` VQA metric): `Paris.`
+    is not `paris`. text_qa's `exact_match_bare_words` also drops punctuation and articles."""
     pred = str(prediction).strip().lower()
     return 1.0 if any(str(a).strip().lower() == pred for a in answers) else 0.0
 
@@ -128,7 +129,7 @@ _ROW_SCORERS: dict[str, Callable[[str, Sequence[str]], float]] = {
     "vqa_score": vqa_soft_score,
     "anls": anls,
     "relaxed": relaxed_accuracy,
-    "exact": exact_match,
+    "exact": exact_match_ignoring_case,
 }
 
 
