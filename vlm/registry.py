@@ -24,13 +24,15 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from vlmkit.core.registry import API, LOCAL, Entry, Registry, import_target
+from vlmkit.core.registry import API, LOCAL, Entry, Registry, import_target, require_modules
 
 # The kit's classes, named here only: the run and perf ask the functions below (and each entry's `provider`).
 _GENERIC = "vlm.local.generic:HFVisionModel"
 _AUDIO = "vlm.local.audio_models:HFAudioModel"
 _VLLM = "vlm.local.vllm_engine:VLLMModel"  # --backend vllm: the same local names on vLLM's offline engine
 _OPENAI = "vlm.api.openai_compat:OpenAICompatModel"
+# What the local classes import when they load weights (lazily, inside their constructors): the `local` extra.
+_LOCAL_MODULES = ("torch", "transformers")
 
 _VISION = ("text", "image", "video")
 # Local families: (Hugging Face org/pattern, sizes, class, modalities the family takes).
@@ -108,6 +110,12 @@ def check_vllm_installed() -> None:
     """ConfigError (one line naming the install) when vLLM cannot be imported (RegistryError naming the extra when
     the local engines' own dependencies are missing)."""
     import_target(_VLLM.split(":", 1)[0] + ":check_vllm_installed", what="the vLLM backend")()
+
+
+def check_local_installed(name: str) -> None:
+    """RegistryError (one line naming the extra to install) when the local classes' dependencies cannot be imported:
+    an API-only install (`pip install -e .`) given a local model name hears it before anything runs."""
+    require_modules(_LOCAL_MODULES, what=f"model {name!r} (local weights)")
 
 
 def local_class_for(model_dir: str | Path) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,13 +18,14 @@ class RegistryError(LookupError):
     """An unknown name, or an entry whose class cannot be imported; the text says what to do."""
 
 
-# Top-level modules of optional dependencies -> the pip extra that brings them.
-_EXTRA_FOR_MODULE = {
-    "torch": "vlmkit[local] (after `pip install torch==2.13.0` on CPU machines)",
-    "transformers": "vlmkit[local]",
-    "tokenizers": "vlmkit[local]",
-    "cv2": "vlmkit[media] (opencv-python-headless)",
-    "soundfile": "vlmkit[media]",
+# Top-level modules of optional dependencies -> how to install them (the extra that brings them). torch comes first,
+# pinned: an unpinned torch (what the extra's range alone would fetch) pulls the CUDA build.
+_INSTALL_FOR_MODULE = {
+    "torch": 'pip install torch==2.13.0, then pip install -e ".[local]"',
+    "transformers": 'pip install -e ".[local]"',
+    "tokenizers": 'pip install -e ".[local]"',
+    "cv2": 'pip install -e ".[media]" (opencv-python-headless)',
+    "soundfile": 'pip install -e ".[media]"',
 }
 
 
@@ -79,11 +80,16 @@ class Registry:
             raise RegistryError(self.unknown_message(name)) from None
 
     def unknown_message(self, name: str) -> str:
-        close = difflib.get_close_matches(name, self._entries, n=3, cutoff=0.6)
-        lowered = {n.lower(): n for n in self._entries}
-        if name.lower() in lowered:
-            close = [lowered[name.lower()]]
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        """`unknown KIND 'X'.` and what was probably meant: the names equal to X but for case first (saying that
+        names are case-sensitive), then the close ones (compared case-insensitively)."""
+        same, close = suggestions(name, self._entries)
+        if len(same) > 1:  # several names differ only by case: say which is which
+            same = [f"{n} ({self._entries[n].description})" if self._entries[n].description else n for n in same]
+        if same:
+            hint = f" Did you mean {_one_of(same)} (names are case-sensitive)?"
+            hint += f" Also close: {', '.join(close)}." if close else ""
+        else:
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
         return f"unknown {self.kind} {name!r}.{hint} (`vlmkit list {self.kind}s` shows them all)"
 
     def load_class(self, name: str) -> type:
@@ -96,6 +102,47 @@ class Registry:
         return cls(**{**entry.kwargs, **overrides})
 
 
+def suggestions(name: str, names: Iterable[str], n: int = 3, cutoff: float = 0.6) -> tuple[list[str], list[str]]:
+    """(the names equal to name but for case, in the order given; up to n other names close to it). Closeness is
+    difflib's ratio of the case-folded names; a tie goes to the name closer as typed, then to the earlier one."""
+    folded = name.casefold()
+    same: list[str] = []
+    scored: list[tuple[float, float, int, str]] = []
+    for order, candidate in enumerate(names):
+        if candidate == name:
+            continue
+        if candidate.casefold() == folded:
+            same.append(candidate)
+            continue
+        ratio = difflib.SequenceMatcher(None, folded, candidate.casefold()).ratio()
+        if ratio >= cutoff:
+            as_typed = difflib.SequenceMatcher(None, name, candidate).ratio()
+            scored.append((-ratio, -as_typed, order, candidate))
+    return same, [candidate for *_, candidate in sorted(scored)[:n]]
+
+
+def _one_of(names: list[str]) -> str:
+    """`a`, `a or b`, `a, b or c`."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def missing_dependency_message(what: str, module: str) -> str:
+    """One line: what needs the optional module, and the command that installs it."""
+    install = _INSTALL_FOR_MODULE.get(module, f"pip install {module}")
+    return f"{what} needs the optional dependency {module!r}, which is not installed: {install}"
+
+
+def require_modules(modules: Iterable[str], what: str) -> None:
+    """Import each optional module now, so that a missing one is a RegistryError naming the extra to install before
+    anything runs (not a ModuleNotFoundError from deep inside a model's constructor)."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            missing = (exc.name or module).split(".")[0]
+            raise RegistryError(missing_dependency_message(what, missing)) from None
+
+
 def import_target(target: str, what: str = "") -> type:
     """Import "module:Class"; a missing optional dependency becomes a RegistryError naming what to install."""
     module_name, _, attr = target.partition(":")
@@ -103,11 +150,9 @@ def import_target(target: str, what: str = "") -> type:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         missing = (exc.name or "").split(".")[0]
-        extra = _EXTRA_FOR_MODULE.get(missing)
-        if extra is None and missing == module_name.split(".")[0]:
+        if missing not in _INSTALL_FOR_MODULE and missing == module_name.split(".")[0]:
             raise RegistryError(f"{what}: module {module_name!r} not found") from None
-        install = f"pip install '{extra}'" if extra else f"pip install {missing}"
-        raise RegistryError(f"{what} needs the optional dependency {missing!r}: {install}") from None
+        raise RegistryError(missing_dependency_message(what, missing)) from None
     try:
         return getattr(module, attr)
     except AttributeError:

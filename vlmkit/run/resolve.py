@@ -154,7 +154,7 @@ def check_api_base(api_base: str, where: str = "--api-base") -> None:
         raise ConfigError(f"{where}: {exc}") from None
 
 
-def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
+def resolve_model(name: str, options: ModelOptions | None = None, *, scoring_only: bool = False) -> ModelSpec:
     """Registry name, alias, Hugging Face repo id, local path or served model name -> class and kwargs.
 
     - `--api-base URL` (or a registry API entry): an OpenAI-compatible model; NAME is the served model id.
@@ -166,15 +166,24 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
     `--max-tokens` and `--system-prompt` win over a preset's max_new_tokens and system prompt.
     `--backend vllm` runs a local name or folder on vLLM's offline engine (`vlm.registry.vllm_target()`, same kwargs,
     `--tensor-parallel N` as tensor_parallel_size); it refuses served models and a missing vLLM in one line.
+    A local model on an install without the `local` extra (torch, transformers) is refused here, in one line naming
+    the install, before anything runs.
+
+    scoring_only (`--mode eval`: journalled answers are scored and no model is asked): a name the registry does not
+    know, given with no --api-base, --model-path or folder, is the served model it was when it answered; its spec
+    (and so the journal fingerprint, which ignores where the server is) is the infer run's, with no URL needed. Nor
+    does a local model need torch then.
     """
-    from vlm.registry import api_class_target, is_api, local_class_for, model_registry
+    from vlm.registry import api_class_target, check_local_installed, is_api, local_class_for, model_registry
 
     options = options or ModelOptions()
     options.check()
     registry = model_registry()
     entry: Entry | None = registry.get(name) if name in registry else _entry_for_repo(registry, name)
 
-    if options.api_base or (entry is not None and is_api(entry)):
+    was_served = (scoring_only and entry is None and not options.model_path and options.backend == "transformers"
+                  and not Path(name).is_dir())
+    if options.api_base or (entry is not None and is_api(entry)) or was_served:
         if options.backend == "vllm":
             raise ConfigError(f"--backend vllm runs local weights; {name} is a served model (--api-base or an API "
                               "entry): drop --backend vllm (a `vllm serve` server is reached with --api-base)")
@@ -211,6 +220,8 @@ def resolve_model(name: str, options: ModelOptions | None = None) -> ModelSpec:
             if options.system_prompt is not None:
                 kwargs["system_prompt"] = options.system_prompt
             kwargs.update(options.video_kwargs(api=False))
+        if provider == LOCAL and not scoring_only:
+            check_local_installed(name)
         if options.backend == "vllm":
             target, kwargs = _on_vllm(name, target, provider, kwargs, options)
         return ModelSpec(name, target, {**kwargs, **options.extra}, provider)

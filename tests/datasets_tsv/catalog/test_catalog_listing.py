@@ -17,7 +17,7 @@ from vlmkit.cli.listing import add_list_parser, dataset_lines, filter_rows
 def run_list(argv: list[str], capsys) -> str:
     parser = argparse.ArgumentParser(prog="vlmkit")
     add_list_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["list", *argv])
+    args = parser.parse_args(["list", *argv, "--wide"])  # whole lines: the cells are compared whole
     assert args.func(args) == 0
     return capsys.readouterr().out
 

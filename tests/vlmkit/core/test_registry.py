@@ -19,8 +19,58 @@ def test_unknown_name_suggests_close_ones():
     registry.add("MMBench_DEV_CN", "collections:OrderedDict")
     with pytest.raises(RegistryError, match="Did you mean: MMBench_DEV_EN"):
         registry.get("MMBench_DEV_EM")
-    with pytest.raises(RegistryError, match="Did you mean: MMBench_DEV_EN"):
+    with pytest.raises(RegistryError, match=r"Did you mean MMBench_DEV_EN \(names are case-sensitive\)\?"):
         registry.get("mmbench_dev_en")
+
+
+def benchmarks() -> Registry:
+    """MMBench_DEV_EN and MMBench_dev_en are two benchmarks (VLMEvalKit's and Parrot's), equal but for case."""
+    registry = Registry("dataset")
+    registry.add("MMBench_DEV_EN", "collections:OrderedDict", "MMBench v1.0 dev, English")
+    registry.add("MMBench_DEV_EN_V11", "collections:OrderedDict", "MMBench v1.1 dev, English")
+    registry.add("MMBench_dev_en", "collections:OrderedDict", "Parrot's multilingual MMBench, en")
+    registry.add("MMBench_DEV_CN", "collections:OrderedDict", "MMBench v1.0 dev, Chinese")
+    registry.add("POPE", "collections:OrderedDict", "object hallucination")
+    return registry
+
+
+def message_for(registry: Registry, name: str) -> str:
+    with pytest.raises(RegistryError) as caught:
+        registry.get(name)
+    return str(caught.value)
+
+
+def test_a_name_equal_but_for_case_is_suggested_first_and_said_plainly():
+    registry = benchmarks()
+    # Only one name is `pope` in another case: said plainly, nothing else is close (POPE is 4 letters).
+    assert message_for(registry, "pope") == ("unknown dataset 'pope'. Did you mean POPE (names are case-sensitive)? "
+                                             "(`vlmkit list datasets` shows them all)")
+    # Two are: both, in the registry's order and told apart, before the close ones (compared case-insensitively:
+    # mmbench_dev_cn is one letter off, mmbench_dev_en_v11 four added).
+    message = message_for(registry, "mmbench_dev_en")
+    assert message == (
+        "unknown dataset 'mmbench_dev_en'. Did you mean MMBench_DEV_EN (MMBench v1.0 dev, English) or MMBench_dev_en "
+        "(Parrot's multilingual MMBench, en) (names are case-sensitive)? Also close: MMBench_DEV_CN, "
+        "MMBench_DEV_EN_V11. (`vlmkit list datasets` shows them all)"
+    )
+
+
+def test_close_names_are_compared_whatever_the_case():
+    registry = benchmarks()
+    # `mmbench_dev_em` is one letter from MMBench_DEV_EN and MMBench_dev_en once case is set aside; the tie goes to
+    # the one closer as typed (lower case: MMBench_dev_en), then the registry's order.
+    assert "Did you mean: MMBench_dev_en, MMBench_DEV_EN, MMBench_DEV_CN?" in message_for(registry, "mmbench_dev_em")
+    assert "Did you mean: MMBench_DEV_EN, MMBench_dev_en, MMBench_DEV_CN?" in message_for(registry, "MMBench_DEV_EM")
+    assert "Did you mean" not in message_for(registry, "ChartQA_TEST")
+
+
+def test_suggestions_split_same_case_from_close_names():
+    from vlmkit.core.registry import suggestions
+
+    names = ["qwen-vl", "Qwen-VL", "qwen2-vl", "llava"]
+    assert suggestions("QWEN-VL", names) == (["qwen-vl", "Qwen-VL"], ["qwen2-vl"])
+    assert suggestions("llava", names) == ([], [])  # itself is no suggestion: `get` finds it
+    assert suggestions("lava", names, cutoff=0.99) == ([], [])
 
 
 def test_missing_optional_dependency_names_the_extra(tmp_path, monkeypatch):
@@ -30,6 +80,20 @@ def test_missing_optional_dependency_names_the_extra(tmp_path, monkeypatch):
     registry.add("m", "needs_cv:X")
     with pytest.raises(RegistryError, match="needs the optional dependency 'cv2_not_installed_here'"):
         registry.build("m")
+
+
+def test_a_missing_optional_module_names_the_command_that_installs_it(monkeypatch):
+    from vlmkit.core.registry import require_modules
+
+    require_modules(["json", "csv"], what="x")  # present: nothing said
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` fails here as on an API-only install
+    with pytest.raises(RegistryError) as caught:
+        require_modules(["json", "torch", "transformers"], what="model 'm' (local weights)")
+    assert str(caught.value) == ("model 'm' (local weights) needs the optional dependency 'torch', which is not "
+                                 'installed: pip install torch==2.13.0, then pip install -e ".[local]"')
+    with pytest.raises(RegistryError, match=r"'no_such_module_here', which is not installed: pip install "
+                                            r"no_such_module_here$"):
+        require_modules(["no_such_module_here"], what="m")
 
 
 def test_duplicate_and_malformed_entries_are_refused():

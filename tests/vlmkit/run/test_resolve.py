@@ -189,3 +189,56 @@ def test_resolve_names_no_model_class() -> None:
     tree = ast.parse(open(resolve.__file__, encoding="utf-8").read())
     strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     assert [s for s in strings if re.search(r"\bvlm\.[\w.]+:\w+", s)] == []
+
+
+# --mode eval, and an install without the `local` extra ------------------------------------------------------------
+
+
+def fingerprint(spec) -> dict:
+    """The journal header the runner writes for spec on a dataset `D` (vlmkit.run.resume.run_fingerprint)."""
+    from types import SimpleNamespace
+
+    from vlmkit.run.resume import run_fingerprint
+
+    return run_fingerprint(spec.name, spec.target, spec.kwargs, SimpleNamespace(name="D", file_md5="0" * 32))
+
+
+def test_eval_takes_a_served_name_without_its_url_as_the_infer_run_did(monkeypatch):
+    from vlmkit.run.resume import same_settings
+
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
+    asked = resolve_model("my-served", ModelOptions(api_base="http://127.0.0.1:9/v1", max_tokens=7, temperature=0.5))
+    scored = resolve_model("my-served", ModelOptions(max_tokens=7, temperature=0.5), scoring_only=True)
+    assert scored.is_api and scored.target == asked.target == API_TARGET
+    assert {k: v for k, v in scored.kwargs.items() if k != "api_base"} == {
+        "model": "my-served", "api_key": asked.kwargs["api_key"], "max_tokens": 7, "temperature": 0.5}
+    assert same_settings(fingerprint(asked), fingerprint(scored))  # the journal's answers are the ones scored
+    # other generation settings are another journal (the runner then warns, and scores it as it is)
+    assert not same_settings(fingerprint(asked), fingerprint(
+        resolve_model("my-served", ModelOptions(max_tokens=8, temperature=0.5), scoring_only=True)))
+    with pytest.raises(RegistryError, match=r"unknown model 'my-served'.*--api-base URL"):
+        resolve_model("my-served", ModelOptions(max_tokens=7))  # asking it would need the URL
+
+
+def test_eval_leaves_local_names_and_folders_local(tmp_path):
+    assert resolve_model("vlmkit-tiny", scoring_only=True).is_local
+    assert resolve_model("mine", ModelOptions(model_path=str(tmp_path)), scoring_only=True).is_local
+    assert resolve_model(str(tmp_path), scoring_only=True).kwargs == {"model_path": str(tmp_path.resolve())}
+
+
+@pytest.mark.parametrize(("blocked", "install"), [
+    (("torch", "transformers"), 'pip install torch==2.13.0, then pip install -e ".[local]"'),
+    (("transformers",), 'pip install -e ".[local]"'),
+])
+def test_a_local_name_without_the_local_extra_is_one_line_naming_it(monkeypatch, tmp_path, blocked, install):
+    import sys
+
+    for module in blocked:  # `import torch` fails as on `pip install -e .`
+        monkeypatch.setitem(sys.modules, module, None)
+    for name, options in (("vlmkit-tiny", ModelOptions()), ("mine", ModelOptions(model_path=str(tmp_path)))):
+        with pytest.raises(RegistryError) as caught:
+            resolve_model(name, options)
+        assert str(caught.value) == (f"model {name!r} (local weights) needs the optional dependency {blocked[0]!r}, "
+                                     f"which is not installed: {install}")
+    assert resolve_model("vlmkit-tiny", scoring_only=True).is_local  # scoring journalled answers loads no weights
+    assert resolve_model("m", ModelOptions(api_base="http://127.0.0.1:9/v1")).is_api  # served models need neither
