@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_mmbench_like import L2_CATEGORIES, WORDS, random_jpeg
 
 from vlmkit.report.cli import main as report_main
-from vlmkit.outputs.writers import write_json
+from vlmkit.outputs.json_files import write_json
 from vlmkit.scoring.kinds.mcq import score_mcq
 
 MODEL, DATASET = "bench-model", "BenchMCQ"

@@ -48,16 +48,23 @@ def evaluate(data: str | list[str], model: str | list[str], *, judge: str | None
 
 
 def load_results(*work_dirs: str | Path) -> list[Any]:
-    """Every results.json under the work dirs (default `outputs`), read through the results schema
-    (vlmkit.outputs.schema); a damaged file is skipped with a warning."""
-    from vlmkit.outputs.layout import find_results
-    from vlmkit.outputs.schema import read_results
+    """Every results.json under the work dirs (default `outputs`; results set aside as results.staleN.json are left
+    out) as vlmkit.outputs.schema.Results. A field of the
+    wrong type is left out and a file that is not a results document is skipped, each with one warning line on
+    stderr naming the file."""
+    from vlmkit.outputs.layout import find_results, is_stale
+    from vlmkit.outputs.schema import UnreadableFile, read_results
 
-    found = []
+    found, warnings = [], []
     for path in find_results([Path(d) for d in (work_dirs or ("outputs",))]):
-        result = read_results(path)
-        if result is not None:
-            found.append(result)
+        if is_stale(path.name):
+            continue
+        try:
+            found.append(read_results(path, warnings))
+        except UnreadableFile as exc:
+            warnings.append(f"skipped {exc}")
+    for line in warnings:
+        print(f"vlmkit: warning: {line}", file=sys.stderr)
     return found
 
 

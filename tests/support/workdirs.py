@@ -9,6 +9,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from vlmkit.outputs.layout import RESULTS, predictions_beside, stale_name
+from vlmkit.outputs.schema import SCHEMA_VERSION
+
 
 def image(path: Path, colour: str, size: tuple[int, int] = (320, 240)) -> str:
     """A JPEG with a shape on it (so a thumbnail has something to show); returns its path as a string."""
@@ -70,7 +73,7 @@ def write_run(work: Path, model: str, dataset: str, *, status: str = "success", 
     total = len(records) if total is None else total
     done = sum(r["prediction"] is not None for r in records) if completed is None else completed
     results = {
-        "schema_version": 1,
+        "schema_version": SCHEMA_VERSION,
         "status": status,
         "started_at": completed_at,
         "completed_at": completed_at,
@@ -81,10 +84,9 @@ def write_run(work: Path, model: str, dataset: str, *, status: str = "success", 
         "errors_by_kind": {},
         "notes": [],
     }
-    suffix = f".stale{stale}" if stale else ""
-    path = run_dir / f"results{suffix}.json"
+    path = run_dir / (stale_name(RESULTS, stale) if stale else RESULTS)
     path.write_text(json.dumps(results, indent=2), encoding="utf-8")
-    with open(run_dir / f"predictions{suffix}.jsonl", "w", encoding="utf-8") as handle:
+    with open(predictions_beside(path), "w", encoding="utf-8") as handle:
         for rec in records:
             handle.write(json.dumps(rec) + "\n")
     return path

@@ -1,4 +1,5 @@
-"""Volcengine Ark's evaluation output records for conversation datasets (`<run_dir>/ark_output.jsonl`).
+"""Volcengine Ark's evaluation output records for conversation datasets (`<run_dir>/ark_output.jsonl`,
+vlmkit.outputs.layout.ARK_OUTPUT).
 
 Ark's evaluation writes one JSON line per session (Ark's "评测数据集格式说明", the jsonl output examples); vlmkit
 writes the same record for every row of a dataset whose `output_format` is "ark" (the custom
@@ -46,11 +47,10 @@ import pandas as pd
 from vlmkit.core.cells import index_key, is_blank, is_missing, whole_number
 from vlmkit.core.files import write_text_atomic
 from vlmkit.core.model_calls import GENERATION_PARAMS
-from vlmkit.outputs.writers import strict_json
+from vlmkit.outputs.json_files import strict_json
 from vlmkit.core.secrets import scrub
 
-OUTPUT_FORMAT = "ark"  # the value of a dataset's `output_format` that asks for these records
-FILE_NAME = "ark_output.jsonl"
+OUTPUT_FORMAT = "ark"  # the value of a dataset's `output_format` that asks for these records (file name: layout)
 
 
 def _scalar_id(value: Any) -> Any:

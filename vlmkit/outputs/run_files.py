@@ -1,5 +1,6 @@
 """The files one (model, dataset) pair of `vlmkit run` writes besides the journal: predictions.jsonl and the
-results.json document (schema in docs/outputs.md), and the rule that keeps a better-informed results.json."""
+results.json document (its fields: vlmkit.outputs.schema; meanings: docs/outputs.md), and the rule that keeps a
+better-informed results.json."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pandas as pd
 
 from vlmkit.core.cells import index_key
 from vlmkit.core.files import write_text_atomic
-from vlmkit.outputs.writers import git_state, host_info, now_iso, package_versions
+from vlmkit.outputs.layout import RESULTS
+from vlmkit.outputs.provenance import git_state, host_info, now_iso, package_versions
+from vlmkit.outputs.schema import SCHEMA_VERSION, Counts, Results, UnreadableFile, Usage, read_results
 from vlmkit.scoring.result import EvalResult
 
 
@@ -65,8 +68,8 @@ def write_predictions(
     write_text_atomic(path, "\n".join(lines))
 
 
-def usage_totals(records: dict[str, dict], keys: list[str]) -> dict[str, int]:
-    usage = {"requests": 0, "input_tokens": 0, "output_tokens": 0, "reasoning_tokens": 0}
+def usage_totals(records: dict[str, dict], keys: list[str]) -> Usage:
+    usage = Usage(requests=0, input_tokens=0, output_tokens=0, reasoning_tokens=0)
     for key in keys:
         rec_usage = (records.get(key) or {}).get("usage")
         if rec_usage:
@@ -79,11 +82,11 @@ def usage_totals(records: dict[str, dict], keys: list[str]) -> dict[str, int]:
 def better_results(path: Path, n_total: int, n_completed: int) -> int | None:
     """How many answers an existing results.json for the same rows holds, when that is more than n_completed."""
     try:
-        counts = json.loads(path.read_text(encoding="utf-8")).get("counts") or {}
-    except (OSError, ValueError, AttributeError):
+        counts = read_results(path).counts
+    except UnreadableFile:
         return None
-    completed = counts.get("completed") if isinstance(counts, dict) else None
-    if counts.get("total") == n_total and isinstance(completed, int) and completed > n_completed:
+    completed = counts.get("completed")
+    if counts.get("total") == n_total and completed is not None and completed > n_completed:
         return completed
     return None
 
@@ -94,9 +97,9 @@ def eval_refusal(run_dir: Path, label: str, n_total: int, n_completed: int) -> t
     if n_completed == 0:
         return "no_answers", (f"{label}: no answer to score in {run_dir} (--mode eval scores journalled answers; "
                               "run --mode all or infer first)")
-    held = better_results(run_dir / "results.json", n_total, n_completed)
+    held = better_results(run_dir / RESULTS, n_total, n_completed)
     if held is not None:
-        return "kept", (f"{label}: {run_dir / 'results.json'} holds {held} answers, the journals only "
+        return "kept", (f"{label}: {run_dir / RESULTS} holds {held} answers, the journals only "
                         f"{n_completed}; results not overwritten (run --mode all to ask for the rest)")
     return None
 
@@ -104,33 +107,34 @@ def eval_refusal(run_dir: Path, label: str, n_total: int, n_completed: int) -> t
 def results_document(outcome: Any, dataset_info: dict[str, Any], records: dict[str, dict], keys: list[str], *,
                      started: str, duration: float, truncated_cells: int, argv: list[str], model: dict[str, Any],
                      run: dict[str, Any], judge: dict[str, Any]) -> dict[str, Any]:
-    """results.json of one (model, dataset) pair (schema in docs/outputs.md); `outcome` is the runner's DatasetRun."""
-    return {
-        "schema_version": 1,
-        "status": outcome.status,
-        "started_at": started,
-        "completed_at": now_iso(),
-        "duration_s": round(duration, 3),
-        "argv": argv,
-        "packages": package_versions(),
-        "git": git_state(Path(__file__).resolve().parents[2]),
-        "host": host_info(),
-        "model": model,
-        "dataset": {**dataset_info, "limit": run.get("limit"), "n_evaluated": outcome.n_total},
-        "run": {k: v for k, v in run.items() if k != "limit"},
-        "counts": {
-            "total": outcome.n_total,
-            "completed": outcome.n_completed,
-            "inference_errors": outcome.n_errors,
-            "not_run": outcome.n_total - outcome.n_completed - outcome.n_errors,
-            "xlsx_cells_truncated": truncated_cells,
-        },
-        "errors_by_kind": outcome.errors,
-        "scoring": outcome.evaluation.to_dict() if outcome.evaluation is not None else None,
-        "scoring_failures": outcome.scoring_failures,
-        "usage": usage_totals(records, keys),
-        "judge": judge,
-        "message": outcome.message,
-        "notes": outcome.notes,
-        "files": outcome.files,
-    }
+    """results.json of one (model, dataset) pair (vlmkit.outputs.schema.Results, as the dict write_json takes);
+    `outcome` is the runner's DatasetRun."""
+    return Results(
+        schema_version=SCHEMA_VERSION,
+        status=outcome.status,
+        started_at=started,
+        completed_at=now_iso(),
+        duration_s=round(duration, 3),
+        argv=argv,
+        packages=package_versions(),
+        git=git_state(Path(__file__).resolve().parents[2]),
+        host=host_info(),
+        model=model,
+        dataset={**dataset_info, "limit": run.get("limit"), "n_evaluated": outcome.n_total},
+        run={k: v for k, v in run.items() if k != "limit"},
+        counts=Counts(
+            total=outcome.n_total,
+            completed=outcome.n_completed,
+            inference_errors=outcome.n_errors,
+            not_run=outcome.n_total - outcome.n_completed - outcome.n_errors,
+            xlsx_cells_truncated=truncated_cells,
+        ),
+        errors_by_kind=outcome.errors,
+        scoring=outcome.evaluation.to_dict() if outcome.evaluation is not None else None,
+        scoring_failures=outcome.scoring_failures,
+        usage=usage_totals(records, keys),
+        judge=judge,
+        message=outcome.message,
+        notes=outcome.notes,
+        files=outcome.files,
+    ).to_dict()

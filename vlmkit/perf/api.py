@@ -171,9 +171,9 @@ def _level_status(outcome: WorkerRuns) -> str:
 
 
 def default_out_dir(model: str) -> Path:
-    from vlmkit.run.resolve import model_folder_name
+    from vlmkit.outputs.layout import PERF_DIR, model_folder_name
 
-    return Path("outputs") / "perf" / model_folder_name(model) / datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("outputs") / PERF_DIR / model_folder_name(model) / datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
 def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None) -> PerfResult:
@@ -184,6 +184,7 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     from vlmkit.perf.bottleneck import client_health
     from vlmkit.perf.metrics import DEFINITIONS, summarize
     from vlmkit.perf.workers import failure_line, measured_load
+    from vlmkit.outputs.layout import PERF_PLOTS, PERF_REQUESTS, PERF_SUMMARY, PERF_SUMMARY_CSV
     from vlmkit.outputs.provenance import host_info, now_iso, package_versions
 
     check_options(options)
@@ -204,9 +205,9 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     out_dir = Path(options.out_dir) if options.out_dir else default_out_dir(options.model)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {
-        "summary_json": str(out_dir / "perf_summary.json"),
-        "summary_csv": str(out_dir / "perf_summary.csv"),
-        "requests_jsonl": str(out_dir / "perf_requests.jsonl"),
+        "summary_json": str(out_dir / PERF_SUMMARY),
+        "summary_csv": str(out_dir / PERF_SUMMARY_CSV),
+        "requests_jsonl": str(out_dir / PERF_REQUESTS),
     }
     dataset_info = dataset.info()
     summary: dict[str, Any] = {
@@ -235,7 +236,7 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     }
     plotted: list[tuple[dict[str, Any], list[Record], int]] = []
     interrupted = workers_failed = False
-    with open(out_dir / "perf_requests.jsonl", "w", encoding="utf-8") as lines:
+    with open(out_dir / PERF_REQUESTS, "w", encoding="utf-8") as lines:
         for value, plan in level_plans(options, total_rows):
             what = f"{len(plan.ids)} requests" if plan.ids is not None else f"{options.duration:g} s"
             _say(options, f"vlmkit perf: level {plan.label}: measuring {what}"
@@ -298,7 +299,7 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
         if note:
             summary["notes"].append(note)
         if plot_files:
-            files["plots"] = str(out_dir / "plots")
+            files["plots"] = str(out_dir / PERF_PLOTS)
     summary["completed_at"] = now_iso()
     report.write_summary(out_dir, summary)
     if summary["levels"]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from vlmkit.outputs.layout import PERF_PLOTS
 from vlmkit.perf.client import Record
 from vlmkit.perf.metrics import output_tokens, per_request
 
@@ -147,7 +148,7 @@ def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], list[Record], in
         _pyplot()
     except ImportError:
         return [], NO_MATPLOTLIB
-    folder = out_dir / "plots"
+    folder = out_dir / PERF_PLOTS
     folder.mkdir(parents=True, exist_ok=True)
     files = []
     for level, records, t0 in runs:

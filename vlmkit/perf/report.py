@@ -16,14 +16,16 @@ from typing import IO, Any
 from vlmkit.core.files import write_text_atomic
 from vlmkit.perf.client import Record
 from vlmkit.perf.metrics import STATS, per_request
-from vlmkit.outputs.writers import format_table, write_json
+from vlmkit.outputs.console_table import format_table
+from vlmkit.outputs.json_files import write_json
+from vlmkit.outputs.layout import PERF_SUMMARY, PERF_SUMMARY_CSV
 
 LATENCIES = ("ttft_ms", "tpot_ms", "itl_ms", "e2el_ms")
 
 
 def write_summary(out_dir: Path, summary: dict[str, Any]) -> None:
-    write_json(out_dir / "perf_summary.json", summary)
-    write_text_atomic(out_dir / "perf_summary.csv", summary_csv(summary["levels"]))
+    write_json(out_dir / PERF_SUMMARY, summary)
+    write_text_atomic(out_dir / PERF_SUMMARY_CSV, summary_csv(summary["levels"]))
 
 
 def csv_row(level: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from typing import Any
 from vlmkit.core.errors import DataError
 from vlmkit.perf.api import PerfResult, run_perf
 from vlmkit.perf.options import DEFAULT_MAX_TOKENS, PerfOptions
-from vlmkit.run.resolve import ModelSpec, model_folder_name
+from vlmkit.outputs.layout import PERF_DIR, run_dir
+from vlmkit.run.resolve import ModelSpec
 
 
 def perf_options_for(spec: ModelSpec, *, work_dir: Path, dataset: str, nproc: int, limit: int | None,
@@ -39,7 +40,7 @@ def perf_options_for(spec: ModelSpec, *, work_dir: Path, dataset: str, nproc: in
         video_mode=kwargs.get("video_mode", "frames"),
         nframe=kwargs.get("nframe") or 8,
         system_prompt=kwargs.get("system_prompt"),  # --system-prompt, as `vlmkit run` sends it
-        out_dir=work_dir / model_folder_name(spec.name) / dataset / "perf",
+        out_dir=run_dir(work_dir, spec.name, dataset) / PERF_DIR,
         seed=seed,
     )
 

@@ -78,8 +78,6 @@ def _nothing_found(args: argparse.Namespace) -> str:
 
 
 def _table(args: argparse.Namespace) -> int:
-    import sys
-
     from vlmkit.report.export import console, write_tables
     from vlmkit.report.runs import ReportInputError, collect_runs
     from vlmkit.report.table import leaderboard
@@ -87,8 +85,7 @@ def _table(args: argparse.Namespace) -> int:
     warnings: list[str] = []
     runs = collect_runs(args.work_dirs, models=args.models, datasets=args.datasets, every_run=args.every_run,
                         warnings=warnings)
-    for warning in warnings:
-        print(f"vlmkit report: warning: {warning}", file=sys.stderr)
+    _warn(warnings)
     if not runs:
         raise ReportInputError(_nothing_found(args))
     rows = leaderboard(runs)
@@ -105,12 +102,21 @@ def _table(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn(warnings: list[str]) -> None:
+    import sys
+
+    for warning in warnings:
+        print(f"vlmkit report: warning: {warning}", file=sys.stderr)
+
+
 def _diff(args: argparse.Namespace) -> int:
     from vlmkit.report.diff import diff_runs, diff_text
     from vlmkit.report.runs import resolve_run
     from vlmkit.report.table import leaderboard
 
-    a, b = (resolve_run(spec) for spec in args.diff)
+    warnings: list[str] = []
+    a, b = (resolve_run(spec, warnings) for spec in args.diff)
+    _warn(warnings)
     diff = diff_runs(a, b)
     print(diff_text(diff, most=args.max_rows or None))
     if args.html:

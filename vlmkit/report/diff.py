@@ -50,10 +50,10 @@ class Diff:
         return Counter(c.transition for c in self.changes)
 
 
-def _samples(run: Run) -> list[Sample]:
+def _samples(run: Run, warnings: list[str]) -> list[Sample]:
     if not run.predictions.is_file():
         raise ReportInputError(f"{run.path}: no {run.predictions.name} beside it (the diff compares its samples)")
-    return read_samples(run.predictions, run.metric)
+    return read_samples(run.predictions, run.metric, warnings)
 
 
 def diff_runs(a: Run, b: Run) -> Diff:
@@ -63,13 +63,15 @@ def diff_runs(a: Run, b: Run) -> Diff:
             f"{a.path} is a run of {a.dataset!r} and {b.path} of {b.dataset!r}: --diff compares two runs of one dataset"
         )
     notes = []
-    md5_a, md5_b = (r.data.get("dataset", {}).get("md5") for r in (a, b))
+    md5_a, md5_b = (r.results.dataset.get("md5") for r in (a, b))
     if md5_a and md5_b and md5_a != md5_b:
         notes.append(f"the two runs read different files of {a.dataset} (MD5 {md5_a} and {md5_b}): targets may differ")
     if a.metric != b.metric or a.scorer != b.scorer:
         notes.append(f"scored differently: {a.scorer}/{a.metric} and {b.scorer}/{b.metric}")
-    in_a = {s.key: s for s in _samples(a)}
-    in_b = {s.key: s for s in _samples(b)}
+    warnings: list[str] = []  # fields of the wrong type in either predictions file, left out
+    in_a = {s.key: s for s in _samples(a, warnings)}
+    in_b = {s.key: s for s in _samples(b, warnings)}
+    notes += warnings
     order = list(in_a) + [k for k in in_b if k not in in_a]
     position = {k: i for i, k in enumerate(order)}
     changes = [

@@ -122,8 +122,8 @@ def _run_entry(row: Row, ident: str) -> dict[str, Any]:
         "latest": run.latest,
         "completed": (run.completed_at or "")[:19].replace("T", " "),
         "file": str(run.path),
-        "notes": [str(n) for n in (run.data.get("notes") or []) + (run.scoring.get("notes") or [])],
-        "errors_by_kind": run.data.get("errors_by_kind") or {},
+        "notes": [str(n) for n in run.results.notes + (run.scoring.get("notes") or [])],
+        "errors_by_kind": run.results.errors_by_kind,
         "breakdown": breakdown_block(run),
         "samples": None,
         "sample_note": None,
@@ -136,15 +136,16 @@ def _samples_for(run: Run, mode: str, keep: set[str]) -> tuple[list[Sample] | No
         return None, "samples not embedded (--samples none)"
     if not run.predictions.is_file():
         return None, f"no {run.predictions.name} beside {run.path.name}"
+    warnings: list[str] = []
     try:
-        samples = read_samples(run.predictions, run.metric)
+        samples = read_samples(run.predictions, run.metric, warnings)
     except ReportInputError as exc:  # one bad file leaves its run without samples, not the page unwritten
         return None, str(exc)
     chosen = [s for s in samples if mode == "all" or s.key in keep or (mode == "wrong" and s.verdict != "hit")]
-    note = None
+    notes = list(warnings)  # fields of the wrong type, left out
     if len(chosen) < len(samples):
-        note = f"{len(chosen)} of {len(samples)} samples embedded (--samples {mode}): right answers left out"
-    return chosen, note
+        notes.append(f"{len(chosen)} of {len(samples)} samples embedded (--samples {mode}): right answers left out")
+    return chosen, "; ".join(notes) or None
 
 
 def _perf_entry(perf: PerfRun) -> dict[str, Any]:

@@ -10,6 +10,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from vlmkit.outputs.layout import PERF_PLOTS, PERF_SUMMARY
+
 # (column, path into a level block); latencies in ms.
 LEVEL_FIGURES = (
     ("req/s", ("request_throughput",)),
@@ -78,7 +80,7 @@ def load_perf(path: Path) -> PerfRun | None:
     target = data.get("target") if isinstance(data.get("target"), dict) else {}
     dataset = data.get("dataset") if isinstance(data.get("dataset"), dict) else {}
     levels = [_level_row(lv) for lv in data.get("levels") or [] if isinstance(lv, dict)]
-    plots = sorted((path.parent / "plots").glob("*.png")) if (path.parent / "plots").is_dir() else []
+    plots = sorted((path.parent / PERF_PLOTS).glob("*.png")) if (path.parent / PERF_PLOTS).is_dir() else []
     return PerfRun(
         path=path,
         model=str(target.get("model") or "?"),
@@ -95,7 +97,7 @@ def collect_perf(roots: list[Path], *, models: list[str] | None = None, datasets
     """Every perf run below roots (filtered like the leaderboard by model and dataset patterns), newest first."""
     found: list[PerfRun] = []
     for root in roots:
-        paths = [root] if root.is_file() else sorted(root.rglob("perf_summary.json")) if root.is_dir() else []
+        paths = [root] if root.is_file() else sorted(root.rglob(PERF_SUMMARY)) if root.is_dir() else []
         for path in paths:
             run = load_perf(path)
             if run is None:

@@ -1,9 +1,11 @@
 """Finding the runs under work dirs and reading each results.json as a Run.
 
-A run is one `results.json` (layout `<work>/<model>/<dataset>/results.json`, docs/outputs.md); a run set aside
-when a later one used other settings is `results.staleN.json` beside it, with `predictions.staleN.jsonl`. Any
-folder may be given: every such file below it is found. Model and dataset names come from results.json (the
-folder names are only a fallback: a model folder holds a sanitised name).
+A run is one `results.json` (layout `<work>/<model>/<dataset>/results.json`, vlmkit.outputs.layout); a run set
+aside when a later one used other settings is `results.staleN.json` beside it, with `predictions.staleN.jsonl`.
+Any folder may be given: every such file below it is found. Each file is read through vlmkit.outputs.schema: a
+field of the wrong type (a hand-edited `notes` string) is left out with a warning, a file that is no results
+document is skipped with one. Model and dataset names come from results.json (the folder names are only a
+fallback: a model folder holds a sanitised name).
 
 The headline figure's scale comes from results.json (`scoring.primary_metric.scale`, written since scales were
 recorded); for an older file it is inferred from the scorer's name (`scale_source: "inferred"`, said in the
@@ -12,17 +14,16 @@ report), and a scorer vlmkit does not know leaves it unknown.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from vlmkit.outputs import layout
+from vlmkit.outputs.schema import Results, UnreadableFile, read_results
 from vlmkit.scoring.scales import Scale, default_scale, infer_scale
 
-RESULTS_RE = re.compile(r"results(?:\.stale(\d+))?\.json")
 # Statuses whose figure is a plain result; `partial` has a figure that counts failed samples as misses.
 SCORED = ("success", "partial")
 
@@ -46,7 +47,7 @@ class Run:
     scale_source: str = "unknown"  # recorded | inferred | unknown
     counts: dict[str, Any] = field(default_factory=dict)  # results.json `counts`
     scoring: dict[str, Any] = field(default_factory=dict)  # results.json `scoring` (or {})
-    data: dict[str, Any] = field(default_factory=dict)  # the whole document
+    results: Results = field(default_factory=Results)  # the whole document
     latest: bool = True  # the newest run of its (model, dataset) pair
 
     @property
@@ -56,9 +57,7 @@ class Run:
     @property
     def predictions(self) -> Path:
         """predictions.jsonl beside results.json; predictions.staleN.jsonl beside results.staleN.json."""
-        m = RESULTS_RE.fullmatch(self.path.name)
-        stale = m.group(1) if m else None
-        return self.run_dir / (f"predictions.stale{stale}.jsonl" if stale else "predictions.jsonl")
+        return layout.predictions_beside(self.path)
 
     @property
     def n(self) -> int | None:
@@ -77,9 +76,9 @@ class Run:
         return infer_scale(self.scorer, metric) if self.scorer else None
 
 
-def _completed(data: dict[str, Any], path: Path) -> str | None:
-    value = data.get("completed_at") or data.get("started_at")
-    if isinstance(value, str):
+def _completed(results: Results, path: Path) -> str | None:
+    value = results.completed_at or results.started_at
+    if value is not None:
         return value
     return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).isoformat(timespec="seconds")
 
@@ -101,35 +100,28 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
-def load_run(path: Path) -> Run:
-    """Read one results.json; ReportInputError (one line naming the file) when it is not a results document."""
+def load_run(path: Path, warnings: list[str] | None = None) -> Run:
+    """Read one results.json; ReportInputError (one line naming the file) when it is not a results document. Its
+    fields of the wrong type are left out, said in one line appended to `warnings`."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReportInputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        raise ReportInputError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("status"), str):
-        raise ReportInputError(f"{path}: not a vlmkit results.json (no `status` field)")
-    model = data.get("model") if isinstance(data.get("model"), dict) else {}
-    dataset = data.get("dataset") if isinstance(data.get("dataset"), dict) else {}
-    scoring = data.get("scoring") if isinstance(data.get("scoring"), dict) else {}
-    counts = data.get("counts") if isinstance(data.get("counts"), dict) else {}
-    m = RESULTS_RE.fullmatch(path.name)
+        results = read_results(path, warnings)
+    except UnreadableFile as exc:
+        raise ReportInputError(str(exc)) from None
+    scoring = results.scoring or {}
     run = Run(
         path=path,
-        model=str(model.get("name") or path.parent.parent.name),
-        dataset=str(dataset.get("name") or path.parent.name),
-        status=data["status"],
-        completed_at=_completed(data, path),
-        stale=bool(m and m.group(1)),
-        counts=counts,
+        model=results.model.get("name") or path.parent.parent.name,
+        dataset=results.dataset.get("name") or path.parent.name,
+        status=results.status,
+        completed_at=_completed(results, path),
+        stale=layout.stale_number(path.name) is not None,
+        counts=results.counts,
         scoring=scoring,
-        data=data,
+        results=results,
     )
-    primary = scoring.get("primary_metric") if isinstance(scoring.get("primary_metric"), dict) else {}
-    run.scorer = str(scoring["scorer"]) if scoring.get("scorer") else None
-    run.metric = str(primary["name"]) if primary.get("name") is not None else None
+    primary = scoring.get("primary_metric") or {}
+    run.scorer = scoring.get("scorer") or None
+    run.metric = primary.get("name")
     if run.status in SCORED:
         run.value = _number(primary.get("value"))
     recorded = Scale.from_dict(primary)
@@ -144,15 +136,10 @@ def load_run(path: Path) -> Run:
 
 def find_results(roots: list[Path]) -> list[Path]:
     """Every results.json / results.staleN.json below the given folders (or the files themselves), sorted."""
-    found: set[Path] = set()
-    for root in roots:
-        if root.is_file():
-            found.add(root)
-            continue
-        if not root.is_dir():
-            raise ReportInputError(f"{root}: no such folder")
-        found.update(p for p in root.rglob("results*.json") if RESULTS_RE.fullmatch(p.name) and p.is_file())
-    return sorted(found)
+    try:
+        return layout.find_results(roots)
+    except FileNotFoundError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def _matches(name: str, patterns: list[str] | None) -> bool:
@@ -180,11 +167,11 @@ def collect_runs(
 ) -> list[Run]:
     """The runs below roots, filtered by model and dataset names (shell patterns: `Qwen*`), the latest of each
     pair unless every_run; sorted by dataset, model, then time. A file that is not a results document is left out
-    with a line in `warnings`."""
+    with a line in `warnings`, as is a field of the wrong type (left out)."""
     runs: list[Run] = []
     for path in find_results(roots):
         try:
-            run = load_run(path)
+            run = load_run(path, warnings)
         except ReportInputError as exc:
             if warnings is None:
                 raise
@@ -198,11 +185,11 @@ def collect_runs(
     return sorted(runs, key=lambda r: (r.dataset, r.model, _sort_time(r)))
 
 
-def resolve_run(spec: str) -> Run:
+def resolve_run(spec: str, warnings: list[str] | None = None) -> Run:
     """A run named on the command line: a run folder (its results.json) or a results*.json file."""
     path = Path(spec)
     if path.is_dir():
-        path = path / "results.json"
+        path = path / layout.RESULTS
     if not path.is_file():
         raise ReportInputError(f"{spec}: no results.json there (give a run folder or a results.json file)")
-    return load_run(path)
+    return load_run(path, warnings)

@@ -17,7 +17,6 @@ fuzzy, judge, ...), and the judge's analysis where a judge read it (`judge`: a s
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from vlmkit.core.cells import index_key
+from vlmkit.outputs.schema import PredictionRecord, UnreadableFile, read_predictions
 from vlmkit.report.runs import ReportInputError
 
 VERDICTS = ("hit", "miss", "partial", "unread", "error", "unscored")
@@ -167,26 +167,16 @@ def to_sample(record: dict[str, Any], primary: str | None = None) -> Sample:
     )
 
 
-def read_records(path: Path) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a predictions.jsonl, in order. A line that is not a JSON object is an error naming the
-    file and line (predictions.jsonl is written whole, never half)."""
+def read_records(path: Path, warnings: list[str] | None = None) -> Iterator[PredictionRecord]:
+    """The records of a predictions.jsonl, in order (vlmkit.outputs.schema.read_predictions). A line that is not a
+    JSON object is an error naming the file and line (predictions.jsonl is written whole, never half); a field of
+    the wrong type is left out, said in one line appended to `warnings`."""
     try:
-        handle = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise ReportInputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise ReportInputError(f"{path}: line {number} is not JSON ({exc})") from None
-            if not isinstance(record, dict) or "index" not in record:
-                raise ReportInputError(f"{path}: line {number} has no `index` field")
-            yield record
+        yield from read_predictions(path, warnings)
+    except UnreadableFile as exc:
+        raise ReportInputError(str(exc)) from None
 
 
-def read_samples(path: Path, primary: str | None = None) -> list[Sample]:
+def read_samples(path: Path, primary: str | None = None, warnings: list[str] | None = None) -> list[Sample]:
     """Every sample of a predictions.jsonl; primary: the run's primary metric (text QA scores rows under it)."""
-    return [to_sample(record, primary) for record in read_records(path)]
+    return [to_sample(record, primary) for record in read_records(path, warnings)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,12 +129,6 @@ class ModelSpec:
     def build(self, **run_kwargs: Any) -> Any:
         """The model instance; run_kwargs are settings of this run that leave answers unchanged (batching, pools)."""
         return import_target(self.target, what=f"model {self.name!r}")(**self.kwargs, **run_kwargs)
-
-
-def model_folder_name(name: str) -> str:
-    """A safe folder name for a model name or path (`Qwen/Qwen2.5-VL-7B-Instruct` -> `Qwen2.5-VL-7B-Instruct`)."""
-    tail = name.rstrip("/\\").replace("\\", "/").split("/")[-1] or "model"
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", tail)
 
 
 def check_api_base(api_base: str, where: str = "--api-base") -> None:

@@ -234,7 +234,7 @@ def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_prediction_table_cuts_long_cells_writes_lists_as_json_and_reads_back(tmp_path: Path):
-    from vlmkit.outputs.writers import EXCEL_CELL_LIMIT, write_prediction_table
+    from vlmkit.outputs.tables import EXCEL_CELL_LIMIT, write_prediction_table
 
     long = "x" * (EXCEL_CELL_LIMIT + 5)
     table = pd.DataFrame({

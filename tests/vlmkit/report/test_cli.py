@@ -58,6 +58,46 @@ def test_a_broken_file_is_a_warning_not_a_failure(work: Path, capsys) -> None:
     assert f"vlmkit report: warning: skipped {bad}: not a vlmkit results.json" in capsys.readouterr().err
 
 
+def _edit(path: Path, **fields: object) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(fields)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def test_a_hand_edited_results_json_is_one_warning_and_the_rest_is_read(work: Path, tmp_path: Path, capsys) -> None:
+    """`notes` typed as a string (issue 22) and `scoring` as a list: each left out with one line naming the file and
+    the field; the page and tables are written, the run is listed."""
+    notes_file = work / "model-a" / "MCQBench" / "results.json"
+    scoring_file = work / "model-a" / "YNBench" / "results.json"
+    _edit(notes_file, notes="checked by hand on Monday")
+    _edit(scoring_file, scoring=["Overall", 90.0])
+    page = tmp_path / "page.html"
+    assert main(["report", str(work), "--html", str(page), "--out", str(tmp_path / "t")]) == 0
+    out, err = capsys.readouterr()
+    warnings = [line for line in err.splitlines() if line.startswith("vlmkit report: warning:")]
+    assert len(warnings) == 2, err
+    assert any(str(notes_file) in w and "`notes`" in w for w in warnings)
+    assert any(str(scoring_file) in w and "`scoring`" in w for w in warnings)
+    runs = {(r["model"], r["dataset"]): r for r in _payload(page)["runs"]}
+    assert runs[("model-a", "MCQBench")]["value"] == 0.5  # the rest of the file is read
+    assert "checked by hand" not in json.dumps(runs[("model-a", "MCQBench")]["notes"])
+    assert runs[("model-a", "YNBench")]["value"] is None and runs[("model-a", "YNBench")]["status"] == "success"
+    assert "model-a" in (tmp_path / "t" / "report.csv").read_text(encoding="utf-8")
+
+
+def test_a_damaged_prediction_field_is_left_out_and_said_on_the_page(work: Path, tmp_path: Path, capsys) -> None:
+    predictions = work / "model-c" / "VQABench" / "predictions.jsonl"
+    lines = predictions.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["prompt"] = "what is it?"  # turns, not a string
+    predictions.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    page = tmp_path / "page.html"
+    assert main(["report", str(work), "--html", str(page)]) == 0
+    (run,) = [r for r in _payload(page)["runs"] if r["model"] == "model-c"]
+    assert len(run["samples"]) == 3 and "q" not in run["samples"][0]  # the sample is kept, without its prompt
+    assert str(predictions) in run["sample_note"] and "line 1: `prompt`" in run["sample_note"]
+
+
 def test_page_embeds_samples_and_each_image_once(work: Path, tmp_path: Path, capsys) -> None:
     page = tmp_path / "page.html"
     assert main(["report", str(work), "--html", str(page)]) == 0

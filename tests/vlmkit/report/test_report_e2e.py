@@ -16,6 +16,9 @@ from tests.support.run_helpers import chat_only, row_of, vlmkit_cli, write_yorn_
 from tests.vlmkit.perf.conftest import start_mock, stop_mock
 from tests.support.browser import dump_dom, find_browser, parse
 from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
+from vlmkit.outputs import layout
+from vlmkit.outputs.json_files import write_json
+from vlmkit.outputs.schema import read_results
 
 
 def _careful(request: Recorded) -> Reply:
@@ -64,6 +67,23 @@ def test_table_of_real_runs(runs: Path) -> None:
     assert "60.00" in yes_man and "60.00*" not in yes_man and "success" in yes_man
     md = (runs / "report.md").read_text()
     assert "**60.00**" in md  # the only finished run is the best
+
+
+def test_runs_write_where_the_layout_says_and_read_back_to_the_same_bytes(runs: Path, tmp_path: Path) -> None:
+    for model in ("yes-man", "careful"):
+        run_dir = layout.run_dir(runs, model, "MyYN")
+        assert (run_dir / layout.RESULTS).is_file() and (run_dir / layout.PREDICTIONS).is_file()
+        assert (run_dir / layout.journal_name()).is_file()
+        assert (layout.model_dir(runs, model) / layout.xlsx_name(model, "MyYN")).is_file()
+        assert any((layout.model_dir(runs, model) / layout.summary_name(model, "MyYN", s)).is_file()
+                   for s in layout.SUMMARY_SUFFIXES)
+    found = layout.find_results([runs])
+    assert len(found) == 2
+    for path in found:
+        warnings: list[str] = []
+        again = tmp_path / "again.json"
+        write_json(again, read_results(path, warnings).to_dict())
+        assert warnings == [] and again.read_bytes() == path.read_bytes()
 
 
 def test_diff_of_real_runs(runs: Path) -> None:

@@ -2,7 +2,8 @@ import pytest
 
 from vlmkit.core.errors import ConfigError
 from vlmkit.core.registry import RegistryError
-from vlmkit.run.resolve import ModelOptions, model_folder_name, resolve_model
+from vlmkit.run.resolve import ModelOptions, resolve_model
+from vlmkit.outputs.layout import model_folder_name
 
 # The classes as results.json names them (`model.target`), written out: a renamed class shows here.
 API_TARGET = "vlm.api.openai_compat:OpenAICompatModel"
