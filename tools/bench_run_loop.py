@@ -17,7 +17,9 @@ does not stream), pinned to one core; each client pinned to the other:
    clock starts) with the same concurrency, reading and JSON-parsing each answer, nothing else.
 
 Printed: samples/s of each and the ratios to the bare loop (the goal: >= 0.8), the load average before and after.
-Load on the machine from other work skews all; compare figures from one invocation.
+Load on the machine from other work skews all; compare figures from one invocation. On a shared machine the client
+CPU time per sample (this process's, best of the repeats) is printed too: it moves far less with other work than the
+wall clock does (a client of several threads also gets more of a contended core than a one-thread loop).
 """
 
 from __future__ import annotations
@@ -46,6 +48,17 @@ def write_dataset(folder: Path, rows: int) -> Path:
     path.write_text("".join(json.dumps({"question": f"What is item {i}? Answer in one word.", "answer": "tok"}) + "\n"
                             for i in range(rows)))
     return path
+
+
+class CpuClock:
+    """This process's CPU seconds (all threads) over a block: `with CpuClock() as cpu: ...; cpu.seconds`."""
+
+    def __enter__(self) -> "CpuClock":
+        self._began = time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.process_time() - self._began
 
 
 def run_vlmkit(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int]:
@@ -142,24 +155,31 @@ def main(argv: list[str] | None = None) -> int:
     run_s: list[float] = []
     loop_s: list[float] = []
     bare_s: list[float] = []
+    cpu: dict[str, list[float]] = {"run": [], "loop": [], "bare": []}
     mock = running_server("--tokens", "4", core=server if _PIN else None)
     with tempfile.TemporaryDirectory(prefix="bench_run_loop_") as folder, mock as url:
         tmp = Path(folder)
         data = write_dataset(tmp, args.rows)
         bodies = bodies_for(data, url)
         for i in range(args.repeats):
-            seconds, rows = run_vlmkit(data, url, tmp / f"work{i}", args.nproc)
+            with CpuClock() as clock:
+                seconds, rows = run_vlmkit(data, url, tmp / f"work{i}", args.nproc)
             if rows != args.rows:
                 raise RuntimeError(f"vlmkit run wrote {rows} predictions, not {args.rows}")
             run_s.append(seconds)
-            seconds, errors = run_loop(data, url, tmp / f"loop{i}", args.nproc)
+            cpu["run"].append(clock.seconds)
+            with CpuClock() as clock:
+                seconds, errors = run_loop(data, url, tmp / f"loop{i}", args.nproc)
             if errors:
                 raise RuntimeError(f"the run loop recorded {errors} errors")
             loop_s.append(seconds)
-            seconds, answered = run_bare(bodies, url, args.nproc)
+            cpu["loop"].append(clock.seconds)
+            with CpuClock() as clock:
+                seconds, answered = run_bare(bodies, url, args.nproc)
             if answered != args.rows:
                 raise RuntimeError(f"the bare loop got {answered} answers, not {args.rows}")
             bare_s.append(seconds)
+            cpu["bare"].append(clock.seconds)
     run_rate, loop_rate, bare_rate = args.rows / min(run_s), args.rows / min(loop_s), args.rows / min(bare_s)
     print(f"load average before: {load_before}, after: {os.getloadavg()}")
     print(f"{f'client on core {client}, mock server on core {server}' if _PIN else 'not pinned'}; "
@@ -172,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{', '.join(f'{s:.2f}' for s in bare_s)} s)")
     print(f"ratio run loop / bare       {loop_rate / bare_rate:8.2f}x  (goal >= 0.8x)")
     print(f"ratio whole run / bare      {run_rate / bare_rate:8.2f}x  (the command adds dataset load, scoring, result files)")
+    per = {name: min(values) / args.rows * 1e6 for name, values in cpu.items()}
+    print(f"client CPU per sample       whole run {per['run']:.0f} us, run loop {per['loop']:.0f} us, bare {per['bare']:.0f} us;"
+          f" bare / run loop {per['bare'] / per['loop']:.2f}x")
     return 0
 
 

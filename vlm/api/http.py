@@ -1,31 +1,33 @@
-"""The call policy for API models: JSON POST with retries over a `vlm.api.connection.Session`, and the texts of
+"""The call policy for API models: JSON POST with retries over a `vlm.api.connection.Client`, and the texts of
 its errors.
 
 Retried: HTTP 429, 408 and 5xx, timeouts and connection errors, with exponential backoff plus a small jitter from
 a seeded generator. A `Retry-After` header (seconds or an HTTP date) on 429/503 replaces the computed wait,
-capped at `MAX_RETRY_AFTER_S`. Other 4xx answers and unparseable bodies are final. The last failure raises
-`ModelCallError` with a `kind` ("rate_limited", "http_4xx", "http_5xx", "timeout", "connection",
-"bad_response") and the HTTP status. An HTTP error's message quotes the server's own words (`error.message`,
-`message` or `detail` of a JSON body, else the body's start) on one line. Error texts and log lines never hold
-the request headers (the API key); text taken from a response (or from a connection error) is scrubbed of every
-secret passed in `secrets` before it is shortened, so a cut can never leave part of a key behind.
+capped at `MAX_RETRY_AFTER_S`. The timeout bounds each attempt's whole answer, however slowly its bytes come
+(vlm.api.connection). Other 4xx answers, unparseable bodies and bodies over the size limit are final. The last
+failure raises `ModelCallError` with a `kind` ("rate_limited", "http_4xx", "http_5xx", "timeout", "connection",
+"bad_response", "bad_input") and the HTTP status. An HTTP error's message quotes the server's own words
+(`error.message`, `message` or `detail` of a JSON body, else the body's start) on one line. A 2xx answer whose JSON
+object carries an `error` and no (or empty) `choices` (some gateways and proxies report failures so) is an error
+too, quoting its message: with a numeric `code` (or `status`) of 400-599 it counts as that HTTP status (retried or
+not as that status would be), otherwise it is a final "bad_response". Error texts and log lines never hold the
+request headers (the API key); text taken from a response (or from a connection error) is scrubbed of every secret
+passed in `secrets` before it is shortened, so a cut can never leave part of a key behind.
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import random
-import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import requests
-
-from vlm.api.connection import Reply, Session
+from vlm.api.connection import Client, ConnectionFailed, Reply, ResponseTooLarge, Timeout
 from vlmkit.core.model_calls import ModelCallError
 from vlmkit.core.secrets import one_line
 
@@ -89,58 +91,60 @@ class _Failure(Exception):
         self.kind, self.message, self.status, self.retry, self.retry_after = kind, message, status, retry, retry_after
 
 
+def _said(data: Any) -> str | None:
+    """The message of an error body: `error.message` (or `error` when it is a string), `message` or `detail`."""
+    if not isinstance(data, dict):
+        return None
+    error = data.get("error")
+    nested = error.get("message") if isinstance(error, dict) else error
+    for candidate in (nested, data.get("message"), data.get("detail")):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate
+    return None
 
-def server_message(resp: Reply | requests.Response, secrets: Sequence[str | None], limit: int = 300) -> str:
+
+def server_message(resp: Reply, secrets: Sequence[str | None], limit: int = 300) -> str:
     """What the server said about an error, cleanly: `error.message` (or `error` when it is a string), `message` or
     `detail` of a JSON body when one is a string; else the body's first `limit` characters. One line, scrubbed."""
-    text = resp.text or ""
     try:
         data = resp.json()
     except ValueError:
         data = None
-    if isinstance(data, dict):
-        error = data.get("error")
-        nested = error.get("message") if isinstance(error, dict) else error
-        for candidate in (nested, data.get("message"), data.get("detail")):
-            if isinstance(candidate, str) and candidate.strip():
-                text = candidate
-                break
-    return one_line(text, limit, secrets) or "(empty body)"
+    return one_line(_said(data) or resp.text or "", limit, secrets) or "(empty body)"
 
 
-def connection_reason(exc: requests.ConnectionError, secrets: Sequence[str | None] = ()) -> str:
-    """A short reason for a failed connection: "connection refused", "host name not found", or urllib3's text
-    without its pool preamble."""
-    inner = exc.args[0] if exc.args else exc
-    inner = getattr(inner, "reason", None) or inner  # urllib3 MaxRetryError -> NewConnectionError etc.
-    causes = [inner, getattr(inner, "__cause__", None), getattr(inner, "__context__", None)]
-    if any(isinstance(c, ConnectionRefusedError) for c in causes):
-        return "connection refused"
-    if any(isinstance(c, socket.gaierror) for c in causes) or type(inner).__name__ == "NameResolutionError":
-        return "host name not found"
-    text = str(inner)
-    if text.startswith(("HTTPConnection", "HTTPSConnection")) and "): " in text:
-        text = text.split("): ", 1)[1]
-    return one_line(text, 200, secrets)
+def _error_in_answer(data: dict[str, Any], status: int, secrets: Sequence[str]) -> _Failure | None:
+    """The failure a 2xx JSON answer reports with an `error` object instead of choices; None for an answer."""
+    error = data.get("error")
+    if not error or data.get("choices"):  # an answer beside an error field is an answer
+        return None
+    said = one_line(_said(data) or json.dumps(error, ensure_ascii=False, default=str), 300, secrets)
+    code = error.get("code", error.get("status")) if isinstance(error, dict) else None
+    if isinstance(code, str) and code.isdigit():
+        code = int(code)
+    if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
+        kind = "rate_limited" if code == 429 else "http_5xx" if code >= 500 else "http_4xx"
+        return _Failure(kind, f"HTTP {status} carrying error {code}: {said}", code, code in RETRY_STATUSES)
+    return _Failure("bad_response", f"HTTP {status} carrying an error: {said}", status, False)
 
 
 def _attempt(
-    session: Session,
+    client: Client,
     url: str,
-    body: dict[str, Any],
+    body: bytes,
     headers: dict[str, str],
     timeout: float,
     secrets: Sequence[str],
 ) -> tuple[dict[str, Any], float]:
     start = time.perf_counter()
     try:
-        resp = session.post(url, json=body, headers=headers, timeout=timeout)
-    except requests.Timeout:
-        raise _Failure("timeout", f"no answer within {timeout:g} s", None, True) from None
-    except requests.ConnectionError as exc:
-        raise _Failure("connection", f"connection failed ({connection_reason(exc, secrets)})", None, True) from None
-    except requests.RequestException as exc:
-        raise _Failure("connection", f"request failed ({type(exc).__name__})", None, True) from None
+        resp = client.post(url, body, headers, timeout)
+    except Timeout as exc:
+        raise _Failure("timeout", exc.reason, None, True) from None
+    except ResponseTooLarge as exc:
+        raise _Failure("bad_response", exc.reason, None, False) from None
+    except ConnectionFailed as exc:
+        raise _Failure("connection", f"connection failed ({one_line(exc.reason, 200, secrets)})", None, True) from None
     latency_ms = (time.perf_counter() - start) * 1000.0
     status = resp.status_code
     if status >= 400:
@@ -155,11 +159,23 @@ def _attempt(
         raise _Failure("bad_response", f"HTTP {status} with a body that is not JSON: {snippet!r}", status, False) from None
     if not isinstance(data, dict):
         raise _Failure("bad_response", f"HTTP {status} with JSON that is not an object", status, False)
+    failure = _error_in_answer(data, status, secrets)
+    if failure is not None:
+        raise failure
     return data, latency_ms
 
 
+def encode_body(body: dict[str, Any]) -> bytes:
+    """The request body as UTF-8 JSON; ModelCallError("bad_input") for a value JSON cannot carry (NaN, an object):
+    asking again could not help."""
+    try:
+        return json.dumps(body, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise ModelCallError("bad_input", f"the request body is not valid JSON: {exc}") from None
+
+
 def post_json(
-    session: Session,
+    client: Client,
     url: str,
     body: dict[str, Any],
     *,
@@ -175,9 +191,11 @@ def post_json(
     abandoned: asked before each retry; True (the caller closed the model: an interrupted or stopped run left this
     call behind) ends the call with kind "cancelled" instead of retrying on in the background."""
     attempts = policy.retries + 1
+    payload = encode_body(body)
+    headers = {"Content-Type": "application/json", **headers}
     for attempt in range(attempts):
         try:
-            data, latency_ms = _attempt(session, url, body, headers, timeout, secrets)
+            data, latency_ms = _attempt(client, url, payload, headers, timeout, secrets)
             return Response(data=data, latency_ms=latency_ms, attempts=attempt + 1)
         except _Failure as failure:
             if not failure.retry or attempt + 1 >= attempts:

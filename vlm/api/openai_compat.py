@@ -7,8 +7,10 @@ Media (see `vlmkit.formats.openai_chat`): images as data URLs; audio as `input_a
 to wav); video per `video_mode`: "frames" (default) sends the frames sampled with opencv (`nframe` evenly
 spaced, or one per 1/`fps` seconds) as consecutive JPEG `image_url` parts (shrunk to `img_max_side` when set);
 "video_url" sends one `video_url` part (the file as a base64 data URL, or an http(s) URL as given) for services
-that decode video themselves (vLLM, SGLang, Ark). The API key is held privately and sent as `Authorization: Bearer`;
-it appears in no repr, settings, error text or log line.
+that decode video themselves (vLLM, SGLang, Ark). The API key is held privately and sent in the headers of the
+classmethod `auth_headers` (`Authorization: Bearer` by default, vlm.api.auth; a provider with another header overrides
+only that); it appears in no repr, settings, error text or log line. A key with white space around it is stripped
+(noted in one line); one holding a control character is refused when the model is made (vlm.api.auth.checked_key).
 
 max_tokens defaults to None: the request carries no `max_tokens`, and each server applies its own default. vLLM
 (0.32, measured) takes the checkpoint's generation_config `max_new_tokens` when it has one, else the rest of the
@@ -21,10 +23,11 @@ in earlier ones, which cut it to a context window they looked up minus the promp
 given to the constructor (`--max-tokens`) or in a row's parameters is sent as given; settings() records None as
 None, meaning "the server's default".
 
-Connections: each worker thread gets its own session (vlm.api.connection.Session via ThreadSessions: plain http on
-one kept-alive connection of vlmkit's own HTTP/1.1 client, https and proxied URLs through requests); `close()` closes
-them all. `probe()` asks `GET {base}/models` once before a run, so a dead server, a wrong port or a refused key
-stops the run with one line instead of failing every row.
+Connections: every worker thread's call goes through one `vlm.api.connection.Client` (aiohttp on an event loop
+thread, one pool of kept-alive connections); `timeout` bounds each attempt's whole answer, not each read; `close()`
+closes every connection (a call in flight fails at once and is not retried). `probe()` asks `GET {base}/models`
+once before a run, so a dead server, a wrong port or a refused key stops the run with one line instead of failing
+every row.
 """
 
 from __future__ import annotations
@@ -33,10 +36,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
-import requests
-
-from vlm.api.connection import ThreadSessions
-from vlm.api.http import RetryPolicy, connection_reason, post_json, server_message
+from vlm.api import auth
+from vlm.api.connection import Client, ConnectionFailed, ResponseTooLarge, Timeout
+from vlm.api.http import RetryPolicy, post_json, server_message
 from vlm.base import BaseModel
 from vlmkit.core import config
 from vlmkit.core.cells import listed
@@ -177,15 +179,13 @@ class OpenAICompatModel(BaseModel):
         img_max_side: int | None = None,
         system_prompt: str | None = None,
         extra_body: dict[str, Any] | None = None,
-        pool_size: int | None = None,
         nframe: int | None = DEFAULT_NFRAME,
         fps: float | None = None,
         video_mode: str = "frames",
     ) -> None:
         """max_tokens: None sends none (the server's default, see the module docstring); timeout: seconds per
         attempt; retries: extra attempts after the first (0: one attempt); nframe / fps: video frame sampling (fps,
-        when given, replaces nframe, which is then recorded as None); video_mode: "frames" or "video_url";
-        pool_size: accepted for older callers and unused (each thread keeps its own connection)."""
+        when given, replaces nframe, which is then recorded as None); video_mode: "frames" or "video_url"."""
         _check_settings(max_tokens=max_tokens, timeout=timeout, retries=retries)
         if video_mode not in VIDEO_MODES:
             raise ConfigError(f"video_mode must be one of {', '.join(VIDEO_MODES)}; got {video_mode!r}")
@@ -195,8 +195,11 @@ class OpenAICompatModel(BaseModel):
         self.video_mode = video_mode
         self.model = model
         self.base_url, self.url = chat_completions_url(api_base or config.openai_api_base() or DEFAULT_API_BASE)
-        key = api_key if api_key is not None else config.openai_api_key()
-        self.__key = key or None  # name-mangled and never echoed
+        given = api_key if api_key is not None else config.openai_api_key()
+        key = auth.checked_key(given)  # ConfigError for control characters; white space stripped with a note
+        self.__headers = {"Content-Type": "application/json", **type(self).auth_headers(key)}
+        # never echoed; scrubbed from anything a server says back, as given and as sent
+        self.__secrets = tuple(dict.fromkeys(k for k in (given, key) if k))
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout = timeout
@@ -206,16 +209,17 @@ class OpenAICompatModel(BaseModel):
         self.system_prompt = system_prompt
         self.extra_body = dict(extra_body or {})
         self._policy = RetryPolicy(retries=retries, backoff=backoff)
-        self._sessions = ThreadSessions()
+        self._client = Client()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self.__key:
-            headers["Authorization"] = f"Bearer {self.__key}"
-        return headers
+    @classmethod
+    def auth_headers(cls, api_key: str | None) -> dict[str, str]:
+        """The headers that carry `api_key` (none without one); the key is checked first (vlm.api.auth.checked_key:
+        ConfigError for control characters, white space stripped). Override for a provider with another header;
+        `vlmkit perf` asks the served model's class the same."""
+        return auth.auth_headers(api_key)
 
     def request_body(self, msgs: Sequence[Any], params: dict[str, Any] | None = None) -> dict[str, Any]:
         """The JSON body for one message (after the capability check); `extra_body` keys override the model's
@@ -242,16 +246,16 @@ class OpenAICompatModel(BaseModel):
         self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
     ) -> Generation:
         body = self.request_body(msgs, params)
-        epoch = self._sessions.epoch
+        epoch = self._client.epoch
         response = post_json(
-            self._sessions.get(),
+            self._client,
             self.url,
             body,
-            headers=self._headers(),
+            headers=self.__headers,
             timeout=self.timeout,
             policy=self._policy,
-            secrets=(self.__key,) if self.__key else (),
-            abandoned=lambda: self._sessions.epoch != epoch,  # close() during the call: no retry after it
+            secrets=self.__secrets,
+            abandoned=lambda: self._client.epoch != epoch,  # close() during the call: no retry after it
         )
         text, finish = answer_text(response.data)
         extra: dict[str, Any] = {"response_model": response.data.get("model"), "attempts": response.attempts}
@@ -283,8 +287,8 @@ class OpenAICompatModel(BaseModel):
         }
 
     def close(self) -> None:
-        """Close every thread's session (the instance stays usable; a later call opens a new one)."""
-        self._sessions.close()
+        """Close every connection (the instance stays usable; a later call opens a new one)."""
+        self._client.close()
 
     def probe(self) -> dict[str, Any]:
         """Ask the server once, before a run, what it serves: `GET {base_url}/models`, no retries.
@@ -297,23 +301,19 @@ class OpenAICompatModel(BaseModel):
         """
         url = models_url(self.base_url)
         timeout = min(self.timeout, PROBE_TIMEOUT_S)
-        secrets = (self.__key,) if self.__key else ()
-        headers = {k: v for k, v in self._headers().items() if k != "Content-Type"}
+        secrets = self.__secrets
+        headers = {k: v for k, v in self.__headers.items() if k != "Content-Type"}
         try:
-            resp = self._sessions.get().get(url, headers=headers, timeout=timeout)
-        except requests.Timeout:
+            resp = self._client.get(url, headers, timeout)
+        except Timeout:
             raise ModelCallError(
                 "timeout", f"no answer from {url} within {timeout:g} s: is the server running (not overloaded or "
                 "still loading) and --api-base right?"
             ) from None
-        except requests.ConnectionError as exc:
+        except (ConnectionFailed, ResponseTooLarge) as exc:
             raise ModelCallError(
-                "connection", f"cannot reach {url} ({connection_reason(exc, secrets)}): is the server running and "
+                "connection", f"cannot reach {url} ({one_line(exc.reason, 200, secrets)}): is the server running and "
                 "--api-base right?"
-            ) from None
-        except requests.RequestException as exc:
-            raise ModelCallError(
-                "connection", f"cannot reach {url} ({type(exc).__name__}): is --api-base right?"
             ) from None
         status = resp.status_code
         if status in (401, 403):

@@ -213,3 +213,11 @@ def test_an_echoed_key_reaches_no_message_log_or_setting(caplog: pytest.LogCaptu
         texts += [str(exc), repr(exc), str(error_record(exc)), str(exc.args)]
     for text in texts:
         assert KEY not in text and "HUSHHUSH" not in text
+
+
+def test_a_body_json_cannot_carry_is_a_bad_input_error_and_nothing_is_sent() -> None:
+    with FaultServer(script(chat_reply("never"))) as server:
+        with pytest.raises(ModelCallError) as info:
+            make_model(server, retries=3, extra_body={"top_p": float("nan")}).generate(["hi"])
+        assert not server.requests
+    assert info.value.kind == "bad_input" and "\n" not in str(info.value)

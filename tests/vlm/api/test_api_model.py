@@ -185,23 +185,22 @@ def test_slow_reply_beyond_timeout_is_a_timeout() -> None:
     assert len(server.requests) == 2
 
 
-def test_a_kept_alive_connection_takes_each_calls_timeout() -> None:
-    """The timeout lives on the connection (kept by the kernel): a later call with a shorter one must still run
-    out of time, and a longer one must wait again."""
-    from vlm.api.connection import Session
+def test_each_call_takes_its_own_timeout() -> None:
+    """The timeout belongs to the call, not to a kept-alive connection: a later call with a shorter one must still
+    run out of time, and a longer one must wait again."""
+    from vlm.api.connection import Client, Timeout
 
     replies = script(chat_reply("fast"), Reply(200, chat_body("late"), delay=1.5), Reply(200, chat_body("late"), delay=0.5),
                      chat_reply("no limit"))
     with FaultServer(replies) as server:
-        session = Session()
+        client = Client()
         url = server.base_url + "/chat/completions"
-        assert session.post(url, json={"a": 1}, timeout=10).json()["choices"][0]["message"]["content"] == "fast"
-        with pytest.raises(Exception) as info:  # the reply would come, after 1.5 s: only the timeout stops it
-            session.post(url, json={"a": 2}, timeout=0.3)
-        assert "Timeout" in type(info.value).__name__
-        assert session.post(url, json={"a": 3}, timeout=10).status_code == 200  # waits its 0.5 s, no timeout
-        assert session.post(url, json={"a": 4}, timeout=float("inf")).status_code == 200  # inf: no limit at all
-        session.close()
+        assert client.post(url, b"{}", {}, timeout=10).json()["choices"][0]["message"]["content"] == "fast"
+        with pytest.raises(Timeout):  # the reply would come, after 1.5 s: only the timeout stops it
+            client.post(url, b"{}", {}, timeout=0.3)
+        assert client.post(url, b"{}", {}, timeout=10).status_code == 200  # waits its 0.5 s, no timeout
+        assert client.post(url, b"{}", {}, timeout=float("inf")).status_code == 200  # inf: no limit at all
+        client.close()
 
 
 def test_malformed_json_is_a_bad_response() -> None:

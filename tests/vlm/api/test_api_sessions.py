@@ -1,16 +1,17 @@
-"""Each worker thread calls the API through its own session (vlm.api.connection.Session); close() closes them all and the
-model stays usable. Observed from the server's side: one keep-alive connection (one client port) per thread."""
+"""The API model's connections (vlm.api.connection.Client: one pool of kept-alive connections on one event loop
+thread, shared by every calling thread): answers stay matched under concurrency, connections are reused, close()
+from any thread closes them all (a call in flight ends at once) and the model stays usable. Observed from the
+server's side: one client port per connection."""
 
 from __future__ import annotations
 
+import gc
 import threading
-from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
-from vlm.api.connection import ThreadSessions
 from vlm.api.openai_compat import OpenAICompatModel
 
 THREADS = 4
@@ -27,53 +28,11 @@ def echo(request: Recorded) -> Reply:
     return chat_reply(f"answer to {request.body['messages'][-1]['content']}")
 
 
-def test_thread_sessions_are_distinct_per_thread_and_stable_within_one() -> None:
-    sessions = ThreadSessions()
-    barrier = threading.Barrier(THREADS)
-
-    def twice(_: int) -> tuple[int, int]:
-        barrier.wait()  # all threads alive at once: none can reuse another's thread-local slot
-        return id(sessions.get()), id(sessions.get())
-
-    with ThreadPoolExecutor(THREADS) as pool:
-        pairs = list(pool.map(twice, range(THREADS)))
-    assert all(first == second for first, second in pairs)
-    assert len({first for first, _ in pairs}) == THREADS
-    assert len(sessions) == THREADS
-    main = sessions.get()
-    assert sessions.get() is main
-    assert len(sessions) == 1  # the pool's threads have ended: their sessions were closed and dropped
+def http_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "vlmkit-http"}
 
 
-def test_close_from_one_thread_closes_the_connections_of_all_and_each_thread_reconnects() -> None:
-    barrier = threading.Barrier(3)  # two workers and the main thread
-    closed = threading.Event()
-    with FaultServer(echo) as server:
-        model = OpenAICompatModel("m", api_base=server.base_url, retries=0, timeout=10)
-
-        def worker(t: int) -> None:
-            model.generate([f"t{t}-before"])
-            barrier.wait(10)  # both threads hold a keep-alive connection now
-            closed.wait(60)  # no call (which would replace this thread's session) until the main thread has looked
-            model.generate([f"t{t}-after"])
-
-        with ThreadPoolExecutor(2) as pool:
-            futures = [pool.submit(worker, t) for t in range(2)]
-            try:
-                barrier.wait(10)
-                before = {r.client[1] for r in server.requests}
-                assert not server.wait_disconnected(before, within=0.2)  # idle keep-alive connections stay open...
-                model.close()  # ...until close() from the main thread, which never called, closes both
-                assert server.wait_disconnected(before, within=5)
-            finally:
-                closed.set()
-            for future in futures:
-                future.result()
-        port = {r.body["messages"][-1]["content"]: r.client[1] for r in server.requests}
-    assert len(set(port.values())) == 4  # each thread reconnected on a new session
-
-
-def test_each_thread_keeps_its_own_connection_and_answers_stay_matched() -> None:
+def test_concurrent_answers_stay_matched_and_connections_are_kept_alive() -> None:
     barrier = threading.Barrier(THREADS)
     with FaultServer(echo) as server:
         model = OpenAICompatModel("m", api_base=server.base_url, retries=0, timeout=10)
@@ -84,15 +43,42 @@ def test_each_thread_keeps_its_own_connection_and_answers_stay_matched() -> None
 
         with ThreadPoolExecutor(THREADS) as pool:
             answers = list(pool.map(worker, range(THREADS)))
-        ports = defaultdict(set)
-        for request in server.requests:
-            ports[request.body["messages"][-1]["content"].split("-")[0]].add(request.client[1])
+        ports = {r.client[1] for r in server.requests}
         model.close()
     assert answers == [[f"answer to t{t}-q{i}" for i in range(CALLS)] for t in range(THREADS)]
     assert len(server.requests) == THREADS * CALLS
-    # a thread's calls reuse its one keep-alive connection; no two threads share one
-    assert all(len(p) == 1 for p in ports.values()), dict(ports)
-    assert len(set().union(*ports.values())) == THREADS
+    assert len(ports) <= THREADS  # never more connections than calls at once: each is kept alive and reused
+    assert {r.headers["Accept-Encoding"] for r in server.requests} == {"identity"}  # nothing to decompress
+
+
+def test_close_from_one_thread_closes_every_connection_and_each_thread_calls_again() -> None:
+    barrier = threading.Barrier(3)  # two workers and the main thread
+    closed = threading.Event()
+    with FaultServer(echo) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=0, timeout=10)
+
+        def worker(t: int) -> None:
+            model.generate([f"t{t}-before"])
+            barrier.wait(10)  # both calls answered: their connections are idle in the pool now
+            closed.wait(60)
+            model.generate([f"t{t}-after"])
+
+        with ThreadPoolExecutor(2) as pool:
+            futures = [pool.submit(worker, t) for t in range(2)]
+            try:
+                barrier.wait(10)
+                before = {r.client[1] for r in server.requests}
+                assert not server.wait_disconnected(before, within=0.2)  # idle keep-alive connections stay open...
+                model.close()  # ...until close() from the main thread, which never called, closes them
+                assert server.wait_disconnected(before, within=5)
+            finally:
+                closed.set()
+            for future in futures:
+                future.result()
+        after = {r.client[1] for r in server.requests if r.body["messages"][-1]["content"].endswith("after")}
+        model.close()
+    assert len(server.requests) == 4
+    assert not after & before  # the calls after close() went out on new connections
 
 
 def test_the_model_stays_usable_after_close_on_a_new_connection() -> None:
@@ -102,22 +88,54 @@ def test_the_model_stays_usable_after_close_on_a_new_connection() -> None:
         assert model.generate(["two"]) == "answer to two"
         model.close()
         assert model.generate(["three"]) == "answer to three"
+        model.close()
         first, second, third = (r.client[1] for r in server.requests)
-    assert first == second  # keep-alive within one session
+    assert first == second  # kept alive between calls
     assert third != first  # close() really closed the connection; the next call opened another
 
 
-def test_sessions_of_finished_threads_are_closed_when_a_new_one_is_made() -> None:
+def test_close_ends_the_loop_thread_and_a_dropped_model_ends_its_own() -> None:
     with FaultServer(echo) as server:
         model = OpenAICompatModel("m", api_base=server.base_url, retries=0, timeout=10)
-        for run in range(2):  # two runs, each with its own short-lived worker pool
-            with ThreadPoolExecutor(2) as pool:
-                barrier = threading.Barrier(2)
-                list(pool.map(lambda t: (barrier.wait(10), model.generate([f"r{run}-t{t}"])), range(2)))
-        first_run = {r.client[1] for r in server.requests if r.body["messages"][-1]["content"].startswith("r0")}
-        assert server.wait_disconnected(first_run, within=5)  # the first pool's connections did not linger
+        before = http_threads()
+        model.generate(["one"])
+        (mine,) = http_threads() - before  # the model's loop thread, started by its first call
         model.close()
-    assert len(first_run) == 2
+        assert not mine.is_alive()
+        model.generate(["two"])  # never closed: dropping the model must end its loop and its connection
+        (mine,) = http_threads() - before
+        port = server.requests[-1].client[1]
+        del model
+        gc.collect()
+        mine.join(5)
+        assert not mine.is_alive()
+        assert server.wait_disconnected({port}, within=5)
+
+
+def test_a_call_in_flight_when_close_is_called_ends_at_once_and_is_not_retried() -> None:
+    """A stopped or interrupted run closes the model while a call waits for its answer: the call ends then (as
+    "cancelled"), not when the answer or the timeout comes, and it is not asked again."""
+    from vlmkit.core.model_calls import ModelCallError
+
+    with FaultServer(lambda request: Reply(200, {"choices": []}, delay=60)) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=3, backoff=0.01, timeout=120)
+        outcome: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                model.generate_full(["hello"])
+            except ModelCallError as exc:
+                outcome.append(exc)
+
+        thread = threading.Thread(target=call)
+        thread.start()
+        while not server.requests:
+            threading.Event().wait(0.01)
+        model.close()
+        thread.join(timeout=30)  # far less than the 60 s the server would take
+        assert not thread.is_alive()
+        assert len(outcome) == 1 and outcome[0].kind == "cancelled"
+        assert len(server.requests) == 1
 
 
 def test_a_call_left_behind_by_close_is_not_retried() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import requests
 from PIL import Image
 
 from vlm.api.openai_compat import OpenAICompatModel
@@ -63,10 +64,22 @@ def test_system_turn_and_multi_turn(model: OpenAICompatModel, served_llava: tupl
     _check(model.generate_full(conversation), served_llava[1])
 
 
-def test_probe_reaches_the_real_server(model: OpenAICompatModel) -> None:
-    """`transformers serve` lists the models of its hub cache (empty here), not the path it serves: reachable, and
-    no warning about a model missing from an empty list."""
-    assert model.probe() == {"reachable": True, "models": [], "max_model_len": None}
+def test_probe_reaches_the_real_server(model: OpenAICompatModel, served_llava: tuple[str, str]) -> None:
+    """The probe reaches the server and reports its model list as the server gives it, whatever that list holds
+    (transformers serve listed its empty hub cache before 5.24 and lists the path it serves from 5.24 on): vlmkit
+    warns only when a non-empty list lacks the requested model."""
+    api_base, _ = served_llava
+    served = requests.get(f"{api_base}/models", timeout=60).json()["data"]  # the server's own answer, read apart
+    ids = [entry["id"] for entry in served]
+    for asked in (model, OpenAICompatModel("no-such-model", api_base=api_base, timeout=120, retries=0)):
+        result = asked.probe()
+        assert result["reachable"] is True
+        assert result["models"] == ids
+        mine = [entry.get("max_model_len") for entry in served if entry["id"] == asked.model]
+        assert result["max_model_len"] == (mine[0] if mine and isinstance(mine[0], int) else None)
+        assert ("warning" in result) == (bool(ids) and asked.model not in ids)
+        if "warning" in result:
+            assert "'no-such-model'" in result["warning"] and "\n" not in result["warning"]
 
 
 def test_a_wrong_model_id_is_fatal_and_quotes_the_server(served_llava: tuple[str, str]) -> None:
