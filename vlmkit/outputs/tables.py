@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from vlmkit.core.files import write_text_atomic
+from vlmkit.core.spreadsheet import csv_line_end, spreadsheet_text
 from vlmkit.outputs.xlsx import write_xlsx
 
 EXCEL_CELL_LIMIT = 32_767
@@ -49,5 +51,45 @@ def write_prediction_table(path: Path, table: pd.DataFrame) -> int:
     return truncated
 
 
+def _text_columns(table: pd.DataFrame) -> list[int]:
+    """The positions of the columns that may hold text (not numbers, bools or dates)."""
+    kinds = pd.api.types
+    columns = [table.iloc[:, pos] for pos in range(table.shape[1])]
+    return [
+        pos for pos, column in enumerate(columns)
+        if not kinds.is_numeric_dtype(column) and not kinds.is_datetime64_any_dtype(column)
+    ]
+
+
+def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with every formula-like text cell and column name quoted (vlmkit.outputs.schema.spreadsheet_text):
+    a category or split named `=HYPERLINK(...)` is text in a spreadsheet. Numbers and ordinary text are untouched;
+    a table with nothing to quote is returned as it is, so its csv is byte for byte what it was."""
+    names = [spreadsheet_text(name) for name in table.columns]
+    changed: dict[int, pd.Series] = {}
+    for pos in _text_columns(table):
+        values = table.iloc[:, pos].tolist()
+        safe = [spreadsheet_text(v) for v in values]
+        if any(a is not b for a, b in zip(safe, values)):
+            changed[pos] = pd.Series(safe, index=table.index, dtype=object)
+    if not changed and all(a is b for a, b in zip(names, table.columns)):
+        return table
+    out = table.copy()
+    for pos, column in changed.items():
+        out.isetitem(pos, column)
+    out.columns = names
+    return out
+
+
+def summary_csv(table: pd.DataFrame) -> str:
+    """The summary table as csv text: formula-like text quoted (spreadsheet_safe), and rows ended with CRLF only
+    when a text holds a CR (vlmkit.outputs.schema.csv_line_end), so that an ordinary table's csv is what pandas
+    writes."""
+    safe = spreadsheet_safe(table)
+    texts = [*safe.columns, *(v for pos in _text_columns(safe) for v in safe.iloc[:, pos].tolist())]
+    return safe.to_csv(index=False, lineterminator=csv_line_end(texts, os.linesep))
+
+
 def write_summary_table(path: Path, table: pd.DataFrame) -> None:
-    write_text_atomic(path, table.to_csv(index=False))
+    """VLMEvalKit's summary csv (users open it in a spreadsheet, their scripts read it), by summary_csv."""
+    write_text_atomic(path, summary_csv(table))

@@ -19,6 +19,11 @@ Cells, as pandas + openpyxl write them today unless said otherwise:
   is empty once cleaned, is no cell at all (openpyxl writes an empty cell: both read back as missing).
   Literal `_xHHHH_` sequences are written as they are, like openpyxl: Excel reads them as escapes, openpyxl and
   pandas do not.
+  A text a spreadsheet would take as a formula (vlmkit.outputs.schema.formula_like: it begins with = + - @, a tab
+  or a CR) is an inline string, which Excel never evaluates, and its cell has the quotePrefix style: what Excel
+  stores for a typed leading apostrophe, so that editing the cell keeps it text. The text itself is unchanged
+  (VLMEvalKit reads this file back: a reply starting with "- " stays one); csv writers add the quote character
+  instead (vlmkit.outputs.schema.spreadsheet_text).
 - bool (and numpy.bool_): `t="b"` 1/0. int (and numpy integers): all the digits. float (and numpy floats): repr(),
   which round-trips exactly. openpyxl writes every number as "%.16g", so today's file reads 2**53 + 1 back as
   2**53 and 0.1 + 0.2 as 0.3; this one reads back exactly in pandas/openpyxl (Excel itself keeps 15 digits).
@@ -37,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from vlmkit.core.cells import is_missing
+from vlmkit.core.spreadsheet import FORMULA_FIRST, formula_like
 
 MAX_ROWS = 1_048_576  # Excel's sheet size, header row included
 MAX_COLUMNS = 16_384  # A..XFD
@@ -76,7 +82,9 @@ _WORKBOOK_RELS = (
     f'<Relationship Id="rId2" Type="{_REL_NS}/styles" Target="styles.xml"/>'
     "</Relationships>"
 )
-# The smallest style sheet Excel accepts: one font, the two fills it reserves, one border, one cell format.
+_QUOTED = ' s="1"'  # the cell format with quotePrefix, for formula-like text (see the module docstring)
+# The smallest style sheet Excel accepts: one font, the two fills it reserves, one border; two cell formats, the
+# second with quotePrefix.
 _STYLES = (
     _HEAD + f'<styleSheet xmlns="{_NS}">'
     '<fonts count="1"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font></fonts>'
@@ -84,7 +92,8 @@ _STYLES = (
     '<fill><patternFill patternType="gray125"/></fill></fills>'
     '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>'
     '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
-    '<cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs>'
+    '<cellXfs count="2"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
+    '<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0" quotePrefix="1"/></cellXfs>'
     '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
     "</styleSheet>"
 )
@@ -113,11 +122,19 @@ def _text(value: str) -> str:
     return value
 
 
+def _formula_like(value: str) -> bool:
+    """formula_like of the text as the cell will hold it (characters XML forbids removed)."""
+    if not value.isprintable() and _ILLEGAL.search(value):
+        value = _ILLEGAL.sub("", value)
+    return formula_like(value)
+
+
 def _other_cell(ref: str, value: Any) -> str:
     """The cell for anything but an exact str, int, float, bool or None (those are written inline by sheet_xml)."""
     if isinstance(value, str):
+        quoted = _QUOTED if _formula_like(value) else ""
         text = _text(value)
-        return f'<c r="{ref}" t="inlineStr"><is><t xml:space="preserve">{text}</t></is></c>' if text else ""
+        return f'<c r="{ref}"{quoted} t="inlineStr"><is><t xml:space="preserve">{text}</t></is></c>' if text else ""
     dtype = getattr(value, "dtype", None)
     kind = getattr(dtype, "kind", None) if dtype is not None and getattr(value, "ndim", None) == 0 else None
     if isinstance(value, bool) or kind == "b":
@@ -145,6 +162,8 @@ def sheet_xml(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     header = "".join(_other_cell(f"{letter}1", str(name)) for letter, name in zip(letters, columns))
     chunks = [b"", f'<row r="1">{header}</row>'.encode()]  # chunks[0]: the head, once the dimension is known
     inline = '" t="inlineStr"><is><t xml:space="preserve">'
+    quoted_inline = '"' + _QUOTED + inline[1:]
+    first = FORMULA_FIRST
     isprintable, illegal = str.isprintable, _ILLEGAL.search
     number = 1
     # The common cells (exact str, int, float, bool, None) are written inline here: a function call per cell
@@ -165,9 +184,10 @@ def sheet_xml(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
                     value = _ILLEGAL.sub("", value)
                 if not value:
                     continue
+                lead = quoted_inline if value[0] in first and formula_like(value) else inline
                 if "&" in value or "<" in value or ">" in value or "\r" in value:
                     value = _escape(value)
-                append(f'<c r="{letter}{rn}{inline}{value}</t></is></c>')
+                append(f'<c r="{letter}{rn}{lead}{value}</t></is></c>')
             elif value is None:
                 continue
             elif kind is float:

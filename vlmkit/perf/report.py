@@ -18,6 +18,7 @@ from vlmkit.perf.client import Record
 from vlmkit.perf.metrics import STATS, per_request
 from vlmkit.outputs.console_table import format_table
 from vlmkit.outputs.json_files import write_json
+from vlmkit.core.spreadsheet import spreadsheet_text
 from vlmkit.outputs.layout import PERF_SUMMARY, PERF_SUMMARY_CSV
 
 LATENCIES = ("ttft_ms", "tpot_ms", "itl_ms", "e2el_ms")
@@ -72,7 +73,7 @@ def summary_csv(levels: list[dict[str, Any]]) -> str:
     if rows:
         writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
         writer.writeheader()
-        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in rows)
+        writer.writerows({k: ("" if v is None else spreadsheet_text(v)) for k, v in row.items()} for row in rows)
     return buffer.getvalue()
 
 

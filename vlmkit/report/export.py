@@ -15,6 +15,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from vlmkit.core.spreadsheet import csv_line_end, spreadsheet_text
 from vlmkit.report.table import Row, grid, legend
 
 RUN_COLUMNS = ("model", "dataset", "metric", "value", "scale", "n", "done", "errors", "unparsed", "status", "completed")
@@ -130,34 +131,38 @@ def markdown(rows: list[Row], *, title: str = "vlmkit report", with_file: bool =
 
 
 def csv_text(rows: list[Row]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(CSV_COLUMNS), lineterminator="\n")
-    writer.writeheader()
+    """report.csv: a cell a spreadsheet would run as a formula (a model or dataset named `=HYPERLINK(...)`) is
+    quoted (vlmkit.outputs.schema.spreadsheet_text); numbers and ordinary text are as they are."""
+    table = []
     for row in rows:
         run, scale = row.run, row.run.scale
-        writer.writerow(
-            {
-                "model": run.model,
-                "dataset": run.dataset,
-                "metric": run.metric or "",
-                "value": "" if run.value is None else repr(run.value),
-                "display": row.display,
-                "scale": scale.kind if scale else "",
-                "higher_is_better": "" if scale is None else str(scale.higher_is_better).lower(),
-                "out_of": "" if scale is None or scale.out_of is None else f"{scale.out_of:g}",
-                "scale_source": run.scale_source,
-                "n": _text(run.n),
-                "done": _text(run.counts.get("completed")),
-                "errors": _text(run.counts.get("inference_errors")),
-                "not_run": _text(run.counts.get("not_run")),
-                "unparsed": _text(_unparsed(row)),
-                "status": run.status,
-                "best": str(row.best).lower(),
-                "latest": str(run.latest).lower(),
-                "completed_at": run.completed_at or "",
-                "results": str(run.path),
-            }
-        )
+        cells = {
+            "model": run.model,
+            "dataset": run.dataset,
+            "metric": run.metric or "",
+            "value": "" if run.value is None else repr(run.value),
+            "display": row.display,
+            "scale": scale.kind if scale else "",
+            "higher_is_better": "" if scale is None else str(scale.higher_is_better).lower(),
+            "out_of": "" if scale is None or scale.out_of is None else f"{scale.out_of:g}",
+            "scale_source": run.scale_source,
+            "n": _text(run.n),
+            "done": _text(run.counts.get("completed")),
+            "errors": _text(run.counts.get("inference_errors")),
+            "not_run": _text(run.counts.get("not_run")),
+            "unparsed": _text(_unparsed(row)),
+            "status": run.status,
+            "best": str(row.best).lower(),
+            "latest": str(run.latest).lower(),
+            "completed_at": run.completed_at or "",
+            "results": str(run.path),
+        }
+        table.append({name: spreadsheet_text(value) for name, value in cells.items()})
+    buffer = io.StringIO()
+    line_end = csv_line_end(value for cells in table for value in cells.values())  # CRLF only where a text holds a CR
+    writer = csv.DictWriter(buffer, fieldnames=list(CSV_COLUMNS), lineterminator=line_end)
+    writer.writeheader()
+    writer.writerows(table)
     return buffer.getvalue()
 
 

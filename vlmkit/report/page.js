@@ -291,7 +291,7 @@
       h("div", { class: "head" }, h("span", { class: "idx", text: "#" + s.i }), h("span", { class: "badge " + s.v, text: s.v }), s.c ? h("span", { class: "tag", text: s.c }) : null),
       mediaAndPrompt(s),
       s.e ? textBlock("error", s.e, "error-text") : textBlock("reply", s.p, "reply"),
-      s.r ? h("details", {}, h("summary", { text: "reasoning (" + s.r.length.toLocaleString("en-US") + " chars)" }), h("div", { class: "text", text: s.r })) : null,
+      s.r ? h("details", {}, h("summary", { text: "reasoning (" + ((s.k && s.k.r) || s.r.length).toLocaleString("en-US") + " chars" + (s.k && s.k.r ? ", cut" : "") + ")" }), h("div", { class: "text", text: s.r })) : null,
       readAs(s),
       s.j ? h("details", { open: true }, h("summary", { text: "judge's analysis" }), h("div", { class: "text", text: s.j })) : null);
   }

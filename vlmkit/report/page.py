@@ -6,6 +6,9 @@ Samples are stored compactly (the keys page.js reads): i index, v verdict, c cat
 ([type, thumbnail id or null, path]), p reply, r reasoning, x extracted answer, h how it was read (`method`),
 t target, s per-row score, g circular group hit, e error, j judge's analysis. Thumbnails live once in `images`
 (id -> data URL) however many samples show them.
+
+Long texts are cut to the sample's share of the page (vlmkit.report.cuts; `sample_text_budget`), each ending with a
+note of where the whole text is; k holds the whole length in characters of each text cut (key -> length).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from vlmkit.report.cuts import cut_texts
 from vlmkit.report.diff import Diff
 from vlmkit.report.perf_runs import LEVEL_FIGURES, PerfRun
 from vlmkit.report.runs import ReportInputError, Run
@@ -29,6 +33,15 @@ SAMPLE_MODES = ("all", "wrong", "none")
 PAGE_TARGET = 9_600_000  # bytes a page aims at when the thumbnail size is chosen for it
 MIN_THUMB_BUDGET = 2_000_000  # what thumbnails get however much text the page holds
 CODE_BYTES = 100_000  # the template, tables and run blocks, roughly
+# The bytes of text a sample may show (prompt, reply, reasoning, judge, error, extracted answer, target): its share of
+# what the page leaves for samples, less the rest of its entry (keys, verdict, category, media paths: SAMPLE_KEYS),
+# within these bounds. A 4,000-sample page gives each 1,625 bytes (the text of tools/bench_report.py's MCQ samples
+# is 0.9 KB at most: none is cut), so that even 4,000 samples whose every text is long stay within PAGE_TARGET with
+# their thumbnails; a page of up to ~230 samples gives each 32 KB.
+PAGE_TEXT = PAGE_TARGET - MIN_THUMB_BUDGET - CODE_BYTES
+SAMPLE_KEYS = 250
+SAMPLE_TEXT_MIN = 1_000
+SAMPLE_TEXT_MAX = 32_000
 
 
 def _plain(value: Any) -> Any:
@@ -44,7 +57,18 @@ def _text(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def sample_entry(sample: Sample, thumbs: Thumbnails) -> dict[str, Any]:
+def sample_text_budget(samples: int) -> int:
+    """The bytes of text each sample may show in a page that embeds this many samples."""
+    return max(SAMPLE_TEXT_MIN, min(SAMPLE_TEXT_MAX, PAGE_TEXT // max(1, samples) - SAMPLE_KEYS))
+
+
+_CUTTABLE = ("q", "p", "r", "j", "e", "x", "t")  # the entry's free texts
+
+
+def sample_entry(sample: Sample, thumbs: Thumbnails, *, text_budget: int = SAMPLE_TEXT_MAX,
+                 source: Path | str = "predictions.jsonl") -> dict[str, Any]:
+    """A sample as page.js reads it; texts past text_budget bytes are cut, naming source (the run's
+    predictions.jsonl) as where the whole text is."""
     entry: dict[str, Any] = {
         "i": str(sample.index),
         "v": sample.verdict,
@@ -61,6 +85,10 @@ def sample_entry(sample: Sample, thumbs: Thumbnails) -> dict[str, Any]:
         "e": sample.error,
         "j": sample.judge,
     }
+    texts, whole = cut_texts({k: entry[k] for k in _CUTTABLE}, text_budget, path=str(source), index=sample.index)
+    entry.update(texts)
+    if whole:
+        entry["k"] = whole
     return {k: v for k, v in entry.items() if v not in (None, [], "")}
 
 
@@ -202,14 +230,19 @@ def build_payload(
         picked, entry["sample_note"] = _samples_for(row.run, samples, keep)
         entries.append(entry)
         chosen.append(picked)
+    budget = sample_text_budget(sum(len(picked or []) for picked in chosen))
+    files = [str(row.run.predictions) for row in rows]  # where each run's whole texts are
     if thumbs.size is None:  # thumbnails get what the samples' text leaves of PAGE_TARGET
         blank = Thumbnails(0)
-        text = sum(len(json.dumps(sample_entry(s, blank), ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-                   for picked in chosen for s in picked or [])
+        text = sum(len(json.dumps(sample_entry(s, blank, text_budget=budget, source=source), ensure_ascii=False,
+                                  separators=(",", ":")).encode("utf-8"))
+                   for picked, source in zip(chosen, files) for s in picked or [])
         images = [value for picked in chosen for s in picked or [] for kind, value in s.media() if kind == "image"]
         thumbs.plan(images, budget=max(MIN_THUMB_BUDGET, PAGE_TARGET - CODE_BYTES - text))
-    for entry, picked in zip(entries, chosen):
-        entry["samples"] = None if picked is None else [sample_entry(s, thumbs) for s in picked]
+    for entry, picked, source in zip(entries, chosen, files):
+        entry["samples"] = None if picked is None else [
+            sample_entry(s, thumbs, text_budget=budget, source=source) for s in picked
+        ]
     return {
         "title": "vlmkit report",
         "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
