@@ -37,7 +37,7 @@ from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.kinds.video_mcq import candidate_list, score_videomme
 from vlmkit.core.video import check_sampling, probe_video
 
-from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 PARQUET = "videomme/test-00000-of-00001.parquet"
@@ -156,7 +156,7 @@ class VideoMME(SnapshotVideoDataset):
 
     @staticmethod
     def _from_tsv(path: Path) -> pd.DataFrame:
-        raw = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+        raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")  # every cell text
         need = ("index", "video", "duration", "domain", "candidates", "sub_category", "task_type", "question",
                 "answer")
         missing = [c for c in need if c not in raw.columns]

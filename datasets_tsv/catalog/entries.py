@@ -110,7 +110,7 @@ class CatalogRow:
 
 def parse_rows(text: str, source: str = "catalog.tsv") -> list[CatalogRow]:
     """The catalog's rows; a malformed row is a CatalogError naming its line and field. Checks the values of
-    every column (not the classes: see tests/datasets_tsv/test_catalog.py, which imports and builds them)."""
+    every column (not the classes: see tests/datasets_tsv/catalog/test_catalog.py, which imports and builds them)."""
     numbered = enumerate(text.splitlines(), start=1)
     lines = [(no, line) for no, line in numbered if line.strip() and not line.startswith("#")]
     if not lines:

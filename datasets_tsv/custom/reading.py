@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.io.tsv_read import DatasetError, csv_reader
 
 SUFFIXES = (".jsonl", ".csv")
-_FIELD_LIMIT = 1 << 30
 
 
 class CustomDataError(DatasetError):
@@ -75,9 +74,7 @@ def _decode(path: Path) -> str:
 
 
 def _read_csv(path: Path, text: str) -> list[Record]:
-    if csv.field_size_limit() < _FIELD_LIMIT:
-        csv.field_size_limit(_FIELD_LIMIT)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv_reader(io.StringIO(text, newline=""), delimiter=",")
     header: list[str] | None = None
     records: list[Record] = []
     last = 0  # reader.line_num after the previous record: the next record starts on the line after it

@@ -5,6 +5,11 @@ records (fields as bytes) from blocks read once (or from blocks being read elsew
 hashes the same read), `iter_cells` cuts out only the cells a caller needs, and `table_text`/`read_table` give
 every other column as pandas reads the file. Quoting is pandas' read_csv(sep="\t"): a line without a `"` is split
 on tabs directly, a line with one goes through the csv module (which joins the lines of a quoted field).
+
+Every csv reader of a dataset file (a TSV, a stamp's table text, a custom CSV) is made by `csv_reader` here, which
+sets the field limit those files need where the reader is made: a cell may hold a base64 image or a question far
+longer than the csv module's default 128 KiB. (The csv module keeps one limit per process; it is only ever raised,
+and never at import.) The kit's own small tables (the catalog, the scorer ids) are read with the csv module as is.
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ import io
 import json
 from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from vlmkit.core.errors import DataError
 
-_FIELD_LIMIT = 2**31 - 1
+FIELD_LIMIT = 2**31 - 1  # the csv module's largest: a cell may be a whole base64 image
 READ_BLOCK = 1 << 22  # bytes per read of a TSV
 
 
@@ -30,6 +36,15 @@ class DatasetError(DataError):
     A vlmkit.core.errors.DataError, so the CLI prints it as one line. Defined here because this is the lowest module
     of the package.
     """
+
+
+def csv_reader(source: Iterable[str], *, delimiter: str = "\t", quoting: int = csv.QUOTE_MINIMAL) -> Any:
+    """A csv reader (`csv.reader`: iterate it for records, `line_num` says where it is) over text lines, with the
+    field limit dataset files need (FIELD_LIMIT, raised here if the process has less). The one place a dataset
+    file's csv reader is made (see the module docstring)."""
+    if csv.field_size_limit() < FIELD_LIMIT:
+        csv.field_size_limit(FIELD_LIMIT)
+    return csv.reader(source, delimiter=delimiter, quoting=quoting)
 
 
 def read_header(tsv: Path) -> list[str]:
@@ -158,9 +173,7 @@ def _next_record(lines: Iterator[bytes], raw: bytes) -> list[bytes] | None:
         for more in lines:  # pulled only while inside a quoted field
             yield more.decode("utf-8", "surrogateescape")
 
-    if csv.field_size_limit() < _FIELD_LIMIT:  # the default 128 KiB is less than one base64 image
-        csv.field_size_limit(_FIELD_LIMIT)
-    record = next(csv.reader(source(), delimiter="\t"), [])
+    record = next(csv_reader(source()), [])
     if not any(record):
         return None
     return [f.encode("utf-8", "surrogateescape") for f in record]
@@ -200,7 +213,7 @@ def table_text(tsv: Path, *, skip: str = "image", blocks: Iterable[bytes] | None
 
 def parse_table(text: str, tsv: Path, *, text_columns: frozenset[str] = frozenset()) -> pd.DataFrame:
     """The table of `table_text`'s text (tsv only names the file in errors)."""
-    names = next(csv.reader(io.StringIO(text), delimiter="\t"), [])  # the header record only
+    names = next(csv_reader(io.StringIO(text)), [])  # the header record only
     dtypes = {c: str for c in names if c in text_columns}
     try:
         return pd.read_csv(io.StringIO(text), sep="\t", dtype=dtypes, keep_default_na=False, na_values=[""])

@@ -35,7 +35,6 @@ ignored, and a stamp that cannot be written (a read-only `$LMUData`) is skipped 
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
@@ -49,7 +48,7 @@ from typing import Any
 from vlmkit.core.errors import DataError
 from vlmkit.core.files import HashedBlocks, write_bytes_atomic, write_text_atomic
 
-from datasets_tsv.io.tsv_read import table_text
+from datasets_tsv.io.tsv_read import csv_reader, table_text
 
 STAMP_DIR = ".vlmkit/tsv-stamps"
 VERSION = 1
@@ -195,6 +194,6 @@ def cached_records(root: Path, tsv: Path, table_skip: str = "image") -> tuple[li
             text = fresh.table
     except OSError:
         return None
-    reader = csv.reader(io.StringIO(text), delimiter="\t")
+    reader = csv_reader(io.StringIO(text))
     header = next(reader, [])
     return header, ([field.encode("utf-8", "surrogateescape") for field in row] for row in reader)

@@ -1,7 +1,12 @@
 """TSVDataset: one benchmark is one TSV file under `$LMUData`.
 
 The table (`data`) holds every column but `image`; images are decoded once, in one streaming pass, into
-`$LMUData/images/<image_folder>/` (see `datasets_tsv.io.images`; the reading: `datasets_tsv.io.tsv_read`). A subclass
+`$LMUData/images/<image_folder>/` (see `datasets_tsv.io.images`; the reading: `datasets_tsv.io.tsv_read`). A TSV with
+neither an `image` nor an `image_path` column is text (the degenerate case: each prompt is its text alone, scored
+as its kind says), known from the header when the dataset is built; no image pass is made for it. A problem of the
+whole dataset is found once: the header's columns when the dataset is built, the columns scoring needs by
+`scoring_problem()` (which a run asks before inference), and a failed image pass is kept and said again for every
+later row without reading the file again (never one pass per row). A subclass
 says what kind it is (`kind`), which columns its prompts and its scorer need, how a row becomes a prompt
 (`prompt_text`) and how predictions are scored (`_score`). Nothing here looks at the dataset's name to decide
 behaviour.
@@ -25,6 +30,7 @@ import pandas as pd
 
 from vlmkit.core.cells import index_key, is_blank
 from vlmkit.core.config import lmu_data_root
+from vlmkit.core.errors import DataError
 from vlmkit.core.files import (
     UnsafePathError,
     contained_path,
@@ -45,6 +51,7 @@ __all__ = ["DatasetError", "TSVDataset"]
 OPTION_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 TEXT_COLUMNS = frozenset({"question", "hint", "answer", *OPTION_LETTERS})
 TABLE_SKIP = "image"  # the column the table leaves out
+IMAGE_COLUMNS = ("image", "image_path")  # a TSV with neither is text
 READING_NOTE = "cells reading None/NA/nan are text, not missing (VLMEvalKit drops such options)"
 
 
@@ -89,11 +96,13 @@ class TSVDataset(TableRows):
             self.image_root = contained_path(self.root / "images", self.image_folder)
         except UnsafePathError as exc:
             raise DatasetError(f"{name}: image_folder {exc}") from None
+        self.has_images = True  # set from the header by _read_table
         self.file_md5, self.data = self._load()
         self._keys = [index_key(v) for v in self.data["index"]]
         self._position = self._positions()
         self._records: list[dict[str, Any]] | None = None
-        self._image_files: list[list[str]] | None = None
+        self._image_files: list[list[str]] | None = None if self.has_images else [[] for _ in self._keys]
+        self._image_error: str | None = None  # why the image pass failed, said again without another pass
         self._lock = threading.Lock()
 
     # -- the file ------------------------------------------------------------------------------------------------
@@ -162,7 +171,8 @@ class TSVDataset(TableRows):
         elif not path.is_file() or path.read_bytes() != data:
             write_bytes_atomic(path, data)
 
-    def _check_header(self) -> None:
+    def _check_header(self) -> list[str]:
+        """The header, checked for the columns every row needs (one line naming the first missing one)."""
         path = self.tsv_path
         header = read_header(path)
         if not header:
@@ -171,12 +181,14 @@ class TSVDataset(TableRows):
             if column not in header:
                 needed = "" if column == "index" else f", needed by {self.kind} prompts"
                 raise DatasetError(f"{path}: missing column `{column}`{needed}")
+        return header
 
     def _read_table(self, text: str | None = None) -> pd.DataFrame:
         """The table without images: parsed from text (this very file's, from a scan or its stamp) or streamed from
         the file."""
         path = self.tsv_path
-        self._check_header()
+        header = self._check_header()
+        self.has_images = any(column in header for column in IMAGE_COLUMNS)
         data = parse_table(text if text is not None else table_text(path, skip=TABLE_SKIP), path,
                            text_columns=TEXT_COLUMNS)
         if data.empty:
@@ -226,13 +238,22 @@ class TSVDataset(TableRows):
 
     # -- images --------------------------------------------------------------------------------------------------
     def prepare_images(self) -> None:
-        """Decode every image once into root/images/<image_folder>/ (one streaming pass; existing files reused)."""
+        """Decode every image once into root/images/<image_folder>/ (one streaming pass; existing files reused).
+
+        Nothing for a text TSV. A pass that fails is a problem of the dataset, not of one row: its message is kept
+        and raised again by every later call, without reading the file again."""
         with self._lock:
+            if self._image_error is not None:
+                raise DatasetError(self._image_error)
             if self._image_files is None:
-                self._image_files = decode_images(
-                    self.tsv_path, self.image_root, index_keys=self._keys, progress=self.progress,
-                    tsv_md5=self._settled_md5(),
-                )
+                try:
+                    self._image_files = decode_images(
+                        self.tsv_path, self.image_root, index_keys=self._keys, progress=self.progress,
+                        tsv_md5=self._settled_md5(),
+                    )
+                except DataError as exc:
+                    self._image_error = str(exc)
+                    raise
 
     def _settled_md5(self) -> str | None:
         """The MD5 of the file as it is now, when it is known for certain (the file is settled and unchanged since
@@ -267,6 +288,14 @@ class TSVDataset(TableRows):
         return parts
 
     # -- scoring -------------------------------------------------------------------------------------------------
+    def scoring_problem(self) -> str | None:
+        """A column scoring needs (`answer_columns`) that the file lacks, in one line; None when it has them all. A
+        run asks this before inference, so a file it could never score is refused before any request."""
+        missing = [column for column in self.answer_columns if column not in self.data.columns]
+        if missing:
+            return f"{self.tsv_path}: missing column `{missing[0]}`, needed to score {self.name}"
+        return None
+
     def evaluate(self, predictions: pd.DataFrame, *, fuzzy: bool = False, judge: Judge | None = None) -> EvalResult:
         """Score predictions (this table plus a `prediction` column, None where inference failed). `judge`: an LLM
         judge (vlmkit.judging) for the answers rules cannot read, and for benchmarks only a judge can score."""

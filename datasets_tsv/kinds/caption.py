@@ -36,10 +36,10 @@ class ImageCaptionDataset(TSVDataset):
         return self.text(line, "question")
 
     def scoring_problem(self) -> str | None:
-        """Why this dataset cannot be scored here (the caption library is missing), or None."""
+        """Why this dataset cannot be scored here (a column it needs, or the caption library, is missing), or None."""
         from vlmkit.scoring.kinds.caption import missing_library
 
-        return missing_library()
+        return super().scoring_problem() or missing_library()
 
     def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         from vlmkit.scoring.kinds.caption import score_captions

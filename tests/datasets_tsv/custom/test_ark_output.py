@@ -17,6 +17,7 @@ from datasets_tsv.custom import build_custom_dataset
 from vlmkit.outputs.ark import ark_records, ark_usage, write_ark_output
 from vlmkit.core.cells import index_key
 from vlmkit.judging import FunctionJudge, JudgeRequest
+from vlmkit.scoring.common.fence import unfence
 from vlmkit.core.secrets import MASK
 
 from tests.datasets_tsv.custom.conftest import FIXTURES
@@ -45,7 +46,7 @@ def _judge_from(expected: list[dict]) -> FunctionJudge:
                                                    ensure_ascii=False)
 
     def answer(request: JudgeRequest) -> str:
-        reply = request.prompt.split("[Model reply]\n", 1)[1].split("\n\nScoring rules:", 1)[0]
+        reply = unfence(request.prompt)
         return by_reply[reply]
 
     return FunctionJudge(answer, "ark-key")

@@ -10,12 +10,13 @@ import pytest
 
 from datasets_tsv.custom import build_custom_dataset
 from vlmkit.judging import FunctionJudge, JudgeRequest
+from vlmkit.scoring.common.fence import unfence
 
 from tests.datasets_tsv.custom.conftest import FIXTURES
 
 
 def _reply_of(request: JudgeRequest) -> str:
-    return request.prompt.split("[Model reply]\n", 1)[1].split("\n\nScoring rules:", 1)[0]
+    return unfence(request.prompt)
 
 
 def _judge(by_reply: dict[str, str]) -> FunctionJudge:
@@ -89,7 +90,7 @@ def test_ark_conversation_judged_with_its_earlier_turns():
     assert result.primary_value == pytest.approx((10 + 10 + 8) / 30 * 100)
     last = judge.asked[2].prompt
     assert ("[Conversation before the question]\nSystem: 请完成下面的计算题\nUser: 3+1\nAssistant: 999\n\n"
-            "[Question]\n3+2\n\n[Reference answer]\n5\n\n[Model reply]\n五\n") in last
+            "[Question]\n3+2\n\n[Reference answer]\n5\n\n[Model reply]\n<<<reply ") in last and unfence(last) == "五"
     assert "[Conversation before the question]\nSystem: 请完成下面的计算题\n\n[Question]\n2+1\n" in judge.asked[1].prompt
     assert "[Conversation before the question]" not in judge.asked[0].prompt  # a lone user turn has no context
 

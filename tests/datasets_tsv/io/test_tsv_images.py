@@ -143,11 +143,11 @@ def test_image_path_only_row_with_missing_file_names_it(lmu_root):
         ds.prepare_images()
 
 
-def test_missing_image_columns_is_a_clear_error(lmu_root):
+def test_a_tsv_without_image_columns_is_text(lmu_root):
     write_tsv(lmu_root / "N.tsv", [{"index": 0, "question": "Q", "answer": "no"}])
     ds = ImageYORNDataset("N", root=lmu_root, progress=False)
-    with pytest.raises(DatasetError, match=r"N\.tsv: missing column `image`"):
-        ds.build_prompt(0)
+    assert ds.build_prompt(0) == [{"type": "text", "value": "Q"}]  # issue 24: text, not a missing `image` column
+    assert ds.image_paths(0) == [] and not (lmu_root / "images").exists()
 
 
 @pytest.mark.parametrize(

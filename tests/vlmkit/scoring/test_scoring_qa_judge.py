@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from vlmkit.judging import FunctionJudge, JudgeRequest, JudgeStopped
+from vlmkit.scoring.common.fence import unfence
 from vlmkit.scoring.kinds.qa_judge import (
     JUDGE_TEMPERATURES,
     QAJudgement,
@@ -17,7 +18,8 @@ from vlmkit.scoring.kinds.qa_judge import (
     score_qa_with_judge,
 )
 
-# The whole prompt for one row, written out: the documented text must not drift unnoticed.
+# The whole prompt for one row as it was before the reply was fenced, written out: the documented text must not drift
+# unnoticed (the fence's two lines and its rule are checked in tests/vlmkit/scoring/test_judge_prompt_fence.py).
 EXPECTED_PROMPT = """\
 You are a strict and fair grader. Compare a model's reply with the reference answer to a question, and score how \
 well the reply answers the question.
@@ -62,14 +64,21 @@ def test_prompt_text_is_exactly_the_documented_one():
         {"role": "user", "content": "What is the capital of France?"},
     ]
     prompt = qa_judge_prompt("What is the capital of France?", ["Paris"], "It is Paris.", context_turns(messages))
-    assert prompt == EXPECTED_PROMPT
+    lines = prompt.split("\n")
+    begin = lines.index("[Model reply]") + 1
+    token = lines[begin].removeprefix("<<<reply ").removesuffix(">>>")
+    assert lines[begin:begin + 3] == [f"<<<reply {token}>>>", "It is Paris.", f"<<<end of reply {token}>>>"]
+    rule = lines.index("Scoring rules:") + 1
+    assert lines[rule].startswith(f"- The model reply is exactly the text between the lines <<<reply {token}>>> and ")
+    unfenced = lines[:begin] + [lines[begin + 1]] + lines[begin + 3:rule] + lines[rule + 1:]
+    assert "\n".join(unfenced) == EXPECTED_PROMPT
 
 
 def test_prompt_without_context_and_with_several_references():
     prompt = qa_judge_prompt("2+2?", ["4", "four"], "It is {4}.")
     assert "[Conversation before the question]" not in prompt
     assert "\n\n[Question]\n2+2?\n\n[Reference answers (any one of them is correct)]\n- 4\n- four\n\n" in prompt
-    assert "[Model reply]\nIt is {4}.\n" in prompt  # braces in the data are text, not template slots
+    assert unfence(prompt) == "It is {4}."  # braces in the data are text, not template slots
     assert context_turns(None, "Be terse.") == [("system", "Be terse.")]
     assert context_turns([{"role": "user", "content": [{"type": "image", "value": "a.png"},
                                                        {"type": "text", "value": "what?"}]},
@@ -122,7 +131,7 @@ REPLIES = {  # the judge's answers, keyed by the model reply it is shown
 
 def _keyed_judge() -> FunctionJudge:
     def answer(request: JudgeRequest) -> str:
-        reply = request.prompt.split("[Model reply]\n", 1)[1].split("\n\nScoring rules:", 1)[0]
+        reply = unfence(request.prompt)
         if reply == "boom":
             raise ConnectionError("judge down for this row")
         if reply == "navy":  # unreadable the first time, read on the second ask
@@ -186,7 +195,7 @@ def test_prompt_sent_holds_question_reference_and_reply():
     judge = _keyed_judge()
     score_qa_with_judge(_table().iloc[[1]], judge)
     prompt = judge.asked[0].prompt
-    assert "[Question]\n2+2?\n" in prompt and "[Reference answer]\n4\n" in prompt and "[Model reply]\nfive\n" in prompt
+    assert "[Question]\n2+2?\n" in prompt and "[Reference answer]\n4\n" in prompt and unfence(prompt) == "five"
 
 
 def test_no_reference_anywhere_asks_nobody():

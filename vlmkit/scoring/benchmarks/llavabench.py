@@ -9,6 +9,9 @@ fails on one). LLaVABench_KO (`language="ko"`) uses VLMEvalKit's Korean section 
 its system prompt and temperature are the English ones, as in VLMEvalKit.
 (`RULE_KO` is taken from VLMEvalKit's vlmeval/dataset/utils/llavabench.py `rule_dict_ko`, which the facts file names
 but does not quote.)
+The model's reply is pasted into the judge prompt unfenced, exactly as VLMEvalKit pastes it: the prompt stays
+verbatim so that scores stay comparable with VLMEvalKit's (vlmkit fences the reply only in the prompts it writes
+itself: vlmkit.scoring.common.fence).
 
 Reading a review: the first non-blank line of the reply (after any `<think>` block), commas read as spaces, must be
 exactly two numbers within 0..10: (reference score, model score). VLMEvalKit splits the first line on single spaces,

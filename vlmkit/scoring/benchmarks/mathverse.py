@@ -1,5 +1,8 @@
 """MathVerse (every MathVerse_MINI variant) scored as VLMEvalKit scores it: the judge extracts the answer, then (unless
 it equals the standard answer) judges whether it matches; both prompts verbatim below.
+The model's reply is pasted into the judge prompt unfenced, exactly as VLMEvalKit pastes it: the prompt stays
+verbatim so that scores stay comparable with VLMEvalKit's (vlmkit fences the reply only in the prompts it writes
+itself: vlmkit.scoring.common.fence).
 
 Per row (columns `index`, `prediction`, `answer`, `question_for_eval`, and `metadata`: a JSON / Python dict with
 `problem_version`, `subject`, `subfield`; same-named columns are used where the metadata lacks them):

@@ -1,5 +1,8 @@
 """MathVision (MathVision, MathVision_MINI) scored as VLMEvalKit scores it: MathVista's flow with MathVision's own
 prompt (verbatim below) and its `is_equal` comparison.
+The model's reply is pasted into the judge prompt unfenced, exactly as VLMEvalKit pastes it: the prompt stays
+verbatim so that scores stay comparable with VLMEvalKit's (vlmkit fences the reply only in the prompts it writes
+itself: vlmkit.scoring.common.fence).
 
 Per row (columns `index`, `prediction`, `question`, `answer`, optional `choices`, `category`):
 1. Rule ("prefetch"): the reply's last `\\boxed{...}` if it has one, else the reply. With a non-empty `choices` list

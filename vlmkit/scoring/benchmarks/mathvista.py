@@ -1,5 +1,8 @@
 """MathVista (MathVista_MINI) scored as VLMEvalKit scores it: read the answer by rule where it can, else ask the judge
 to extract it (VLMEvalKit's prompt and in-context examples, verbatim below), then compare by answer type.
+The model's reply is pasted into the judge prompt unfenced, exactly as VLMEvalKit pastes it: the prompt stays
+verbatim so that scores stay comparable with VLMEvalKit's (vlmkit fences the reply only in the prompts it writes
+itself: vlmkit.scoring.common.fence).
 
 Per row (columns `index`, `prediction`, `question`, `answer`, `question_type`, `answer_type`, `choices`,
 `precision`, optional `answer_option`, `task`, `skills`):

@@ -3,6 +3,9 @@
 The judge prompt (`MMVET_PROMPT`) is VLMEvalKit's few-shot table, character for character: the instructions, the
 seven graded examples, then one row `question | ground truth | prediction | ` for the judge to complete. In the
 ground truth, `<AND>` / `<OR>` are padded with a space on each side (` <AND> `), as VLMEvalKit does.
+The model's reply is pasted into the judge prompt unfenced, exactly as VLMEvalKit pastes it: the prompt stays
+verbatim so that scores stay comparable with VLMEvalKit's (vlmkit fences the reply only in the prompts it writes
+itself: vlmkit.scoring.common.fence).
 
 Asking and reading (VLMEvalKit's MMVet_auxeval): up to 5 asks of the same prompt at temperature 0, 0.5, 1.0, 1.5,
 2.0 (max_tokens 2048); a reply is read when the whole of it parses as a number (Python's float(), surrounding white

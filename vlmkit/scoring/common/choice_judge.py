@@ -6,6 +6,9 @@ option: VLMEvalKit keys it on the name `BLINK`, and `BLINK_circular` gets the de
 the question holds a CJK character (U+4E00..U+9FFF), else the default one. The judge sees text only: the raw question
 (the template appends `?`), the options block and the raw prediction; no image, no hint. Up to 3 asks at temperature
 0, each reply read with VLMEvalKit's `can_infer` (`vlmevalkit_choice`); a `Z` reply is read: "no option" (a miss).
+The model's reply is pasted into the judge prompt unfenced, exactly as VLMEvalKit pastes it: the prompt stays
+verbatim so that scores stay comparable with VLMEvalKit's (vlmkit fences the reply only in the prompts it writes
+itself: vlmkit.scoring.common.fence).
 
 Y/N (`YOrN_auxeval`): one prompt; up to 5 asks at temperatures 0, 0.5, 1.0, 1.5, 2.0, each reply read with
 VLMEvalKit's Y/N rule; still Unknown after the last one: unread.

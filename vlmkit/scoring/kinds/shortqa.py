@@ -10,6 +10,9 @@ with the multi-answer requirement and examples; a one-element list is shown as i
 single-answer template, examples and the English multi-answer requirement are in the facts file; the Chinese
 template, the Chinese and multi-answer examples and the Chinese requirement are taken from VLMEvalKit's
 vlmeval/dataset/utils/shortqa.py, which the facts file names but does not quote.)
+The model's reply is pasted into the judge prompt unfenced, exactly as VLMEvalKit pastes it: the prompt stays
+verbatim so that scores stay comparable with VLMEvalKit's (vlmkit fences the reply only in the prompts it writes
+itself: vlmkit.scoring.common.fence).
 
 Asking and reading: up to 3 asks at temperature 0, 0.5, 1.0 (max_tokens 2048, VLMEvalKit's client default); a reply
 is read when the text between `[Begin Correctness]` and `[End Correctness]`, lower-cased, contains exactly one of

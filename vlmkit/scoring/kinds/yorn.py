@@ -1,7 +1,8 @@
 """Yes/No scoring: reading the answer, VLMEvalKit's judge for the answers no rule reads, and VLMEvalKit's four
 reports (plain accuracy, MME, POPE, HallusionBench; AMBER and VSR in vlmkit.scoring.kinds.yorn_ratings).
 
-Reading (`extract_yes_no`) is a careful reader's (see its docstring; stress set in tests/vlmkit/test_answer_stress.py);
+Reading (`extract_yes_no`) is a careful reader's (see its docstring; stress set in
+tests/vlmkit/scoring/test_answer_stress.py);
 `vlmevalkit_yes_no` is VLMEvalKit's rule, kept to count the rows where the two differ
 (`counts["differs_from_vlmevalkit"]`) and to read the judge's replies. With a judge, a row read as `Unknown` (a
 non-empty answer with a Yes/No target) is sent to it with VLMEvalKit's prompt (vlmkit.scoring.common.choice_judge), up to 5
@@ -86,7 +87,7 @@ def _yn_phrase(text: str) -> str | None:
 
 
 def extract_yes_no(prediction: Any) -> str:
-    """`Yes`, `No` or `Unknown`, read as a careful person would (tests/vlmkit/test_answer_stress.py):
+    """`Yes`, `No` or `Unknown`, read as a careful person would (tests/vlmkit/scoring/test_answer_stress.py):
     only the answer part (after `</think>`), NFKC and markdown dropped; then the inside of an `<answer>` tag,
     `\\boxed{}` or JSON `answer` field; then the answer positions (the whole reply, its first word - `No doubt`
     aside -, its last word, a sentence that is only yes/no, the word after `Answer:`/`答案`): one value there is the
