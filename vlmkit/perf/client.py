@@ -9,9 +9,12 @@ to walk. Error kinds (`Record.error`):
 
 - `http_<status>`: the server answered a status other than 200;
 - `connection`: no connection could be made;
-- `dropped`: the connection was lost before the stream ended (no `[DONE]` and no finish_reason);
-- `timeout`: the request did not finish within the timeout;
-- `malformed_sse`: a `data:` line that is not a JSON object;
+- `dropped`: the connection was lost before the stream ended (no `[DONE]` and no finish_reason), or the response's
+  framing was malformed (a bad chunk size or Content-Length: vlmkit.perf.wire);
+- `timeout`: the request did not finish within the timeout, which bounds it whole (connecting, a server that sends
+  one byte a second, a body that never ends); an answer complete at `[DONE]` whose body never ends is kept;
+- `malformed_sse`: a `data:` line that is not UTF-8 JSON of a chunk's shape (an object; `choices` a list of objects,
+  `delta` an object, its text a string, token counts integers), or a line longer than `LINE_LIMIT`;
 - `stream_error`: the stream carried an error object;
 - `not_sse`: a 200 answer that is not an event stream (the server ignored `"stream": true`);
 - `cancelled`: stopped by Ctrl-C (not an error of the server; left out of every figure).
@@ -61,6 +64,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     pass
 
 MESSAGE_LIMIT = 300
+LINE_LIMIT = 1 << 20  # bytes in one SSE line: a chunk is a few hundred; a line that never ends is refused here
 
 
 class Record:
@@ -109,6 +113,11 @@ class Record:
                 value = chunks
             setattr(rec, name, value)
         return rec
+
+
+def _count(value: Any) -> bool:
+    """A usage token count: a non-negative integer, or absent."""
+    return value is None or (value.__class__ is int and value >= 0)
 
 
 def make_session(limit: int, timeout: float, kernel_times: bool = True) -> Pool:
@@ -165,6 +174,14 @@ class _Exchange:
                 if self.over:  # malformed or an error object: the record is final, the connection given up
                     self._close()
                 return
+        if len(self.pending) > LINE_LIMIT:
+            rec = self.rec
+            rec.end = t
+            rec.error = "malformed_sse"
+            rec.message = _short(f"an SSE line longer than {LINE_LIMIT} bytes: "
+                                 f"{self.pending[:100].decode('utf-8', 'replace')}")
+            self.pending = b""
+            self._close()
 
     def _event(self, payload: bytes, t: int) -> bool:
         """Handle one `data:` payload; True when the stream is over for the record."""
@@ -174,35 +191,42 @@ class _Exchange:
             rec.end = t
             return True
         try:
-            obj = _loads(payload)
+            obj = _loads(payload)  # not UTF-8 is a ValueError too (UnicodeDecodeError)
         except ValueError:
             obj = None
-        if not isinstance(obj, dict):
-            rec.end = t
-            rec.error, rec.message = "malformed_sse", _short(payload.decode("utf-8", "replace"))
-            self.over = True
-            return True
-        choices = obj.get("choices")
-        if choices:
-            choice = choices[0]
-            delta = choice.get("delta")
-            if delta:
-                text = delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning")
-                if text:
-                    rec.chunks.append(t)
-                    rec.out_chars += len(text)
-            if choice.get("finish_reason"):
-                rec.finished = True
-        usage = obj.get("usage")
-        if usage:
-            rec.input_tokens = usage.get("prompt_tokens")
-            rec.output_tokens = usage.get("completion_tokens")
-        if "error" in obj and obj["error"]:
-            rec.end = t
-            rec.error, rec.message = "stream_error", _short(json.dumps(obj["error"])[:MESSAGE_LIMIT])
-            self.over = True
-            return True
-        return False
+        if isinstance(obj, dict):
+            try:  # AttributeError, TypeError or LookupError below: not the shape of a chat-completions chunk
+                choices = obj.get("choices")
+                if choices:
+                    choice = choices[0]
+                    delta = choice.get("delta")
+                    if delta:
+                        text = delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning")
+                        if text:
+                            if text.__class__ is not str:
+                                raise TypeError("the delta's text is not a string")
+                            rec.chunks.append(t)
+                            rec.out_chars += len(text)
+                    if choice.get("finish_reason"):
+                        rec.finished = True
+                usage = obj.get("usage")
+                if usage:
+                    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+                    if not (_count(prompt) and _count(completion)):
+                        raise TypeError("a token count is not an integer")
+                    rec.input_tokens, rec.output_tokens = prompt, completion
+                if "error" in obj and obj["error"]:
+                    rec.end = t
+                    rec.error, rec.message = "stream_error", _short(json.dumps(obj["error"])[:MESSAGE_LIMIT])
+                    self.over = True
+                    return True
+                return False
+            except (AttributeError, TypeError, LookupError):
+                pass
+        rec.end = t
+        rec.error, rec.message = "malformed_sse", _short(payload.decode("utf-8", "replace"))
+        self.over = True
+        return True
 
     def end(self, t: int) -> None:
         """The body is complete (after [DONE], the rest was drained without moving the end time)."""
@@ -237,6 +261,16 @@ class _Exchange:
         self._close()
 
 
+def _expire(future: asyncio.Future, exchange: _Exchange) -> None:
+    """The request's time is up: a timeout, unless its answer was complete at [DONE] (only the body's end was
+    missing: the record stands, the connection is given up)."""
+    if not future.done():
+        if exchange.done:
+            future.set_result(None)
+        else:
+            future.set_exception(asyncio.TimeoutError())
+
+
 async def send(session: Pool, url: str, body: bytes, headers: dict[str, str], rec: Record) -> None:
     """Send one request and fill `rec`; never raises except CancelledError (after marking the record). The
     request's bytes are handed to the socket in this call, before it first waits (on a pooled connection)."""
@@ -253,7 +287,7 @@ async def send(session: Pool, url: str, body: bytes, headers: dict[str, str], re
         if session.slots is not None:
             await session.slots.acquire()
             held = True
-        timer = call_later_at(deadline, lambda: future.done() or future.set_exception(asyncio.TimeoutError()))
+        timer = call_later_at(deadline, lambda: _expire(future, exchange))
         try:
             if session.idle.get(where):  # a pooled connection: taken without waiting
                 conn = await session.connection(where)
@@ -269,7 +303,7 @@ async def send(session: Pool, url: str, body: bytes, headers: dict[str, str], re
             future.result()
         conn.start(request_bytes(head, body), exchange)
         await future
-        if exchange.over and conn.state != 6:  # given up mid-body: the rest of it is not read
+        if (exchange.over or exchange.done) and conn.state != 6:  # given up mid-body: the rest of it is not read
             conn.abort("given up")
     except asyncio.CancelledError:
         if conn is not None:

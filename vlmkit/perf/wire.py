@@ -15,11 +15,23 @@ end of the connection; 1xx interim responses skipped; http and https (the defaul
 no proxies, no cookies, no decompression (it asks for none): a load test measures the endpoint it is given.
 The caller gets events through a `Handler`: `head(status, content_type)`, `body(data, t)` for each piece of the
 decoded body, then exactly one of `end(t)` (the body is complete) or `lost(reason)` (the connection broke first).
+
+Servers that break the rules: framing is read strictly (RFC 9112: a chunk size is hex digits only, a Content-Length
+decimal digits only, two that differ are an error, Transfer-Encoding overrides Content-Length), and a connection
+whose framing is in any doubt is never used again: bytes after a complete response (an extra or pipelined response,
+a body longer than its Content-Length), bytes or the end of the stream that the kernel holds for an idle connection
+before the event loop has read them (`Connection.unread`, checked when the pool hands it out), a response framed
+by both Transfer-Encoding and Content-Length, an exchange given up before its body ended. A handler that fails on
+what it is given costs its own exchange (`lost`), never the event loop. Time limits are the caller's (one timer per
+request, vlmkit.perf.client.send). What no HTTP/1.1 client can tell: a surplus response that arrives only after the
+next request was written on the connection reads as that request's answer (HTTP/1.1 responses carry no request
+id); the surplus is seen as soon as bytes arrive with no exchange waiting, and the connection is then closed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import select
 import socket
 import ssl
 import struct
@@ -30,6 +42,8 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 _HEAD_LIMIT = 65536  # a response head larger than this is a broken server
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+_SIZE_DIGITS = 16  # a chunk size of more hex digits than this (2**64 bytes) is a broken server
 
 
 class Handler(Protocol):
@@ -105,6 +119,8 @@ class Connection(asyncio.BufferedProtocol):
         self.read_buffer = bytearray(_READ_SIZE)
         self.read_view = memoryview(self.read_buffer)
         self.transport: asyncio.Transport | None = None
+        self.sock: socket.socket | None = None  # the plain TCP socket (for `unread`); None over TLS
+        self.poller: Any = None  # a select.poll on `sock`, where the platform has one
         self.closed = False
         self.handler: Handler | None = None
         self.buf = b""
@@ -115,6 +131,12 @@ class Connection(asyncio.BufferedProtocol):
     # -- asyncio.BufferedProtocol --------------------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        sock = getattr(transport, "_sock", None)  # before stamp_reads wraps it
+        if isinstance(sock, socket.socket):
+            self.sock = sock
+            if hasattr(select, "poll"):
+                self.poller = select.poll()
+                self.poller.register(sock.fileno(), select.POLLIN)
         if self.kernel_times:
             self.stamped = stamp_reads(transport)
 
@@ -153,6 +175,25 @@ class Connection(asyncio.BufferedProtocol):
             self._feed(self.buf + data if self.buf else data, t)
         except WireError as exc:
             self.abort(str(exc))
+        except Exception as exc:  # a handler that failed on what it was given: its exchange's error, not the loop's
+            self.abort(f"the response could not be read ({type(exc).__name__}: {exc})")
+
+    def unread(self) -> bool:
+        """Whether the kernel holds bytes for this idle connection, or its end, that the event loop has not read
+        yet (a response nobody asked for; the server's close): then its framing is in doubt. Plain TCP only: over
+        TLS (no `sock`) what arrives while idle is seen when the loop reads it (`_received` without a handler)."""
+        if self.poller is not None:  # readable (a byte, or the end), or an error: a third of the cost of a peek
+            return bool(self.poller.poll(0))
+        sock = self.sock
+        if sock is None:
+            return False
+        try:
+            sock.recv(1, socket.MSG_PEEK)  # the socket is non-blocking (asyncio's)
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+        return True  # a byte, or b"": the end of the stream
 
     # -- the exchange ------------------------------------------------------------------------------------------
     def start(self, request: bytes | list[bytes], handler: Handler) -> None:
@@ -218,10 +259,11 @@ class Connection(asyncio.BufferedProtocol):
                         raise WireError("malformed chunked encoding (chunk size line too long)")
                     self.buf = buf
                     return
-                try:
-                    size = int(buf[:nl].split(b";", 1)[0].strip(), 16)
-                except ValueError:
-                    raise WireError("malformed chunked encoding (bad chunk size)") from None
+                line = buf[:nl]
+                if line and len(line) <= _SIZE_DIGITS and not line.strip(_HEX_DIGITS):  # hex digits alone
+                    size = int(line, 16)
+                else:
+                    size = _chunk_size(line)
                 buf = buf[nl + 2 :]
                 if size == 0:
                     self.state = 3
@@ -267,7 +309,7 @@ class Connection(asyncio.BufferedProtocol):
         if 100 <= status < 200:  # an interim response: the real one follows
             return rest
         length: int | None = None
-        chunked = False
+        codings: list[str] = []  # Transfer-Encoding, in order, over every such header
         content_type = None
         close = parts[0] == "HTTP/1.0"
         for line in lines[1:]:
@@ -275,35 +317,59 @@ class Connection(asyncio.BufferedProtocol):
             name = name.strip().lower()
             value = value.strip()
             if name == "content-length":
-                try:
-                    length = int(value)
-                except ValueError:
-                    raise WireError(f"bad Content-Length {value!r}") from None
+                length = _content_length(value, length)
             elif name == "transfer-encoding":
-                chunked = "chunked" in value.lower()
+                codings += [c.strip().lower() for c in value.split(",")]
             elif name == "content-type":
                 content_type = value
             elif name == "connection":
                 close = "close" in value.lower() or (close and "keep-alive" not in value.lower())
+        chunked = bool(codings) and codings[-1] == "chunked"
+        if codings and (length is not None or not chunked):
+            # Transfer-Encoding overrides Content-Length, and a body not chunked last is framed by the close
+            # (RFC 9112 6.1, 6.3): either way the connection is not used again
+            close, length = True, None
         if close:
             self.reusable = False
         self.handler.head(status, content_type)  # type: ignore[union-attr]
         if self.handler is None:  # the handler gave up on the head alone
             return None
-        if status in (204, 304):
+        if status in (204, 304) or (length == 0 and not chunked):
+            if rest:  # bytes after a response without a body: the connection is out of step
+                self.reusable = False
             self._finish(t)
             return None
         if chunked:
             self.state = 1
         elif length is not None:
-            if length == 0:
-                self._finish(t)
-                return None
             self.state, self.left = 4, length
         else:
             self.state = 5
             self.reusable = False
         return rest
+
+
+def _chunk_size(line: bytes) -> int:
+    """A chunk-size line's size: 1 to 16 hex digits, then optional whitespace and extensions (RFC 9112 7.1). What
+    int(x, 16) also reads (a sign, "0x", "_", leading space) is refused: the server and this reader must not
+    disagree on where a chunk ends."""
+    size = line.split(b";", 1)[0].rstrip(b" \t")
+    if not size or len(size) > _SIZE_DIGITS or size.strip(_HEX_DIGITS):
+        raise WireError(f"malformed chunked encoding (bad chunk size {line[:40]!r})")
+    return int(size, 16)
+
+
+def _content_length(value: str, seen: int | None) -> int:
+    """A Content-Length value (decimal digits; a list of equal values is that value, RFC 9110 8.6), which must
+    agree with one already seen in the same head."""
+    values = {v.strip() for v in value.split(",")}
+    digits = values.pop() if len(values) == 1 else ""
+    if not (digits.isascii() and digits.isdigit()):
+        raise WireError(f"bad Content-Length {value[:40]!r}")
+    length = int(digits)
+    if seen is not None and seen != length:
+        raise WireError(f"two Content-Length headers that differ ({seen} and {length})")
+    return length
 
 
 class Pool:
@@ -341,8 +407,11 @@ class Pool:
         idle = self.idle.get(where)
         while idle:
             conn = idle.pop()
-            if not conn.closed and conn.reusable:
-                return conn
+            transport = conn.transport
+            if not conn.closed and conn.reusable and transport is not None and not transport.is_closing():
+                if not conn.unread():
+                    return conn
+                conn.abort("bytes or the end of the connection arrived while it was idle")
             self.open.discard(conn)
         host, port, tls = where
         if tls and self._ssl is None:
