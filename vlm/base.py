@@ -5,6 +5,10 @@ is a `vlmkit.core.contracts.DatasetInfo`: the dataset's name, kind and the row's
 name), `generate_batch` (default: a loop), `generate_full` (text plus usage; default wraps `generate`), `close()`
 (release what the model holds), and the declared capabilities below. A failure is an exception
 (`vlmkit.core.model_calls.ModelCallError` for typed ones), never a string returned as the answer.
+
+A model class need not inherit BaseModel: the run asks any object with `generate` through
+`vlmkit.core.contracts.ModelView`, which gives the optional members the defaults BaseModel has (both take them from
+vlmkit.core.contracts).
 """
 
 from __future__ import annotations
@@ -14,7 +18,14 @@ from typing import Any, ClassVar, TypeVar
 
 from vlmkit.core.model_calls import Generation, UnsupportedInputError
 from vlmkit.core.message import Part, Turn, iter_parts, normalise_conversation
-from vlmkit.core.contracts import DatasetInfo
+from vlmkit.core.contracts import (
+    DEFAULT_MODALITIES,
+    DatasetInfo,
+    class_settings,
+    each_in_turn,
+    generate_only,
+    no_custom_prompt,
+)
 
 Item = TypeVar("Item")
 
@@ -38,7 +49,7 @@ def batch_or_each(items: list[Item], run: Callable[[list[Item]], list[Generation
 
 class BaseModel:
     # Capabilities, declared per class (or per instance when they depend on the loaded checkpoint).
-    modalities: ClassVar[frozenset[str]] = frozenset({"text", "image"})
+    modalities: ClassVar[frozenset[str]] = DEFAULT_MODALITIES
     interleave: ClassVar[bool] = True
     max_images: ClassVar[int | None] = None
     is_api: ClassVar[bool] = False
@@ -65,11 +76,7 @@ class BaseModel:
             raise NotImplementedError(
                 f"{type(self).__name__} implements none of generate, generate_full and generate_batch"
             )
-        if params:
-            raise UnsupportedInputError(
-                f"{type(self).__name__} implements only generate(); it cannot apply per-request parameters {sorted(params)}"
-            )
-        return Generation(text=self.generate(msgs, dataset))
+        return generate_only(self, msgs, dataset, params)
 
     def generate_batch(
         self,
@@ -80,17 +87,11 @@ class BaseModel:
         """One result per message: a Generation, or the exception that message raised (the others still run).
 
         params, when given, holds one parameter dict (or None) per message."""
-        per_message = list(params) if params is not None else [None] * len(batch)
-        results: list[Generation | BaseException] = []
-        for msgs, message_params in zip(batch, per_message):
-            try:
-                results.append(self.generate_full(msgs, dataset, message_params))
-            except Exception as exc:  # one bad sample must not sink the batch
-                results.append(exc)
-        return results
+        return each_in_turn(self.generate_full, batch, dataset, params)
 
-    def use_custom_prompt(self, dataset: DatasetInfo) -> bool:
-        return False
+    # False: the dataset builds every prompt. A class that owns some prompts overrides it (and build_prompt); the
+    # runner tells the two apart by this very function (vlmkit.core.contracts.owns_prompts).
+    use_custom_prompt = no_custom_prompt
 
     def build_prompt(self, line: dict[str, Any], dataset: DatasetInfo) -> list[Part]:
         raise NotImplementedError(f"{type(self).__name__}.build_prompt is not implemented")
@@ -121,4 +122,4 @@ class BaseModel:
 
     def settings(self) -> dict[str, Any]:
         """Model and generation settings for results.json. Never include secrets."""
-        return {"class": f"{type(self).__module__}.{type(self).__qualname__}"}
+        return class_settings(self)

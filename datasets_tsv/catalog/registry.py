@@ -181,7 +181,7 @@ def scorer_id(dataset: Any) -> str:
 
 def _explain(dataset: TSVDataset, why: str) -> TSVDataset:
     reason = f"{scorer_id(dataset)}: {why}"
-    dataset.scorer_reason = reason  # type: ignore[attr-defined]
+    dataset.scorer_reason = reason
     logger.info("%s: scorer %s", dataset.name, reason)
     return dataset
 

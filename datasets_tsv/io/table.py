@@ -1,7 +1,8 @@
-"""What every dataset class shares about its rows: `len`, `line(i)` and `repr`, over a pandas table `data`.
+"""What every dataset class shares about its rows: `len`, `line(i)` and `repr`, over a pandas table `data`; and the
+optional members of the run's dataset contract (vlmkit.core.contracts.Dataset) with their defaults.
 
-TSVDataset and CustomDataset both inherit this, so a row is read (and a dataset printed) the same way whichever
-file it came from.
+TSVDataset, CustomDataset and SnapshotVideoDataset all inherit this, so a row is read (and a dataset printed) the
+same way whichever file it came from, and the run reads `dataset.output_format` instead of probing for it.
 """
 
 from __future__ import annotations
@@ -14,12 +15,34 @@ import pandas as pd
 
 
 class TableRows:
-    """Rows of `self.data` (a DataFrame with an `index` column) by position. Subclasses set `name`, `data` and
-    say where the rows came from (`source_file`) and, optionally, more to show in repr (`_repr_extras`)."""
+    """Rows of `self.data` (a DataFrame with an `index` column) by position. Subclasses set `name`, `kind`, `data`,
+    `file_md5` and say where the rows came from (`source_file`) and, optionally, more to show in repr
+    (`_repr_extras`). The optional members of vlmkit.core.contracts.Dataset have their defaults here; a class
+    that differs sets its own."""
 
     name: str
+    kind: str
     data: pd.DataFrame
+    file_md5: str
     _records: list[dict[str, Any]] | None = None
+
+    # Optional members of the run's contract, with their defaults.
+    answer_columns: tuple[str, ...] = ("answer",)  # what scoring needs; the first is the reference
+    scorer_reason: str | None = None  # one line: which scorer and why (set by datasets_tsv.catalog.registry)
+    output_format: str | None = None  # "ark": the run also writes Ark's output records (vlmkit.outputs.ark)
+    subtitle_sampling: dict[str, float] | None = None  # Video-MME's subtitle variants: the frames they were picked at
+
+    def generation_params(self, line: dict[str, Any] | int) -> dict[str, Any] | None:
+        """A row's own generation parameters (max_tokens, temperature, ...); None: the run's."""
+        return None
+
+    def scoring_problem(self) -> str | None:
+        """Why this dataset cannot be scored here (a scorer's missing library), said before inference; None: none."""
+        return None
+
+    def prepare_images(self) -> None:
+        """Decode the dataset's images once before any row is asked (nothing to do by default); DataError for a
+        dataset-level problem."""
 
     @property
     def source_file(self) -> Path:

@@ -62,7 +62,6 @@ class TSVDataset(TableRows):
     prompt_columns: ClassVar[tuple[str, ...]] = ("question",)  # needed to build prompts (checked on load)
     answer_columns: ClassVar[tuple[str, ...]] = ("answer",)  # needed to evaluate (checked by evaluate)
     notes: ClassVar[tuple[str, ...]] = (READING_NOTE,)  # deliberate differences from VLMEvalKit, for results.json
-    scorer_reason: str | None = None  # one line: which scorer and why (set by datasets_tsv.catalog.registry)
 
     def __init__(
         self,

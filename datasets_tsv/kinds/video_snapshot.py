@@ -63,9 +63,7 @@ class SnapshotVideoDataset(TableRows):
     repo_id: ClassVar[str] = ""
     revision: ClassVar[str] = "main"
     layout: ClassVar[str] = ""  # what the snapshot folder holds, for error messages
-    answer_columns: ClassVar[tuple[str, ...]] = ("answer",)
     notes: tuple[str, ...] = ()
-    scorer_reason: str | None = None
 
     def __init__(
         self,

@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
+
 from vlmkit.core.cells import index_key, is_missing
 from vlmkit.core.model_calls import FATAL_STATUSES
 from vlmkit.core.secrets import one_line
@@ -88,10 +90,11 @@ def errors_by_kind(records: dict[str, dict[str, Any]], keys: Sequence[str]) -> d
     return out
 
 
-def scoring_failures(per_sample: Any, predictions: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-    """{kind: {count, first_index, first_prediction, what}} from a scorer's per-sample table (its `method` column);
-    predictions by index key, to quote the first one."""
-    if per_sample is None or "method" not in getattr(per_sample, "columns", ()):
+def scoring_failures(per_sample: pd.DataFrame | None,
+                     predictions: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """{kind: {count, first_index, first_prediction, what}} from a scorer's per-sample table (its `method` column;
+    None: nothing was scored); predictions by index key, to quote the first one."""
+    if per_sample is None or "method" not in per_sample.columns:
         return {}
     out: dict[str, dict[str, Any]] = {}
     for index, method in zip(per_sample["index"].tolist(), per_sample["method"].tolist()):

@@ -2,29 +2,27 @@
 
 API models run `nproc` requests at once (daemon worker threads, each journalling its answers); local models run batches
 through `generate_batch`. Either way a record reaches the journal (append + flush) the moment its answer exists, and a
-failure is stored as a typed error record, never as a prediction.
+failure is stored as a typed error record, never as a prediction. Each record carries its request's identity
+(vlmkit.run.resume.request_fields: the prompt as stored and its digests), which a rerun compares.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from vlmkit.run.failures import RunStopped
-from vlmkit.core.files import md5_of
-from vlmkit.core.model_calls import Generation, error_record
-from vlmkit.run.journal import Journal
+from vlmkit.core.contracts import Model, ModelView, model_view
 from vlmkit.core.message import normalise_conversation
+from vlmkit.core.model_calls import Generation, error_record
 from vlmkit.core.reasoning import split_reasoning
+from vlmkit.run.failures import RunStopped
+from vlmkit.run.journal import Journal
+from vlmkit.run.resume import request_fields
 
 
 # Called with each record as it is journalled; a message (one line) stops the run (vlmkit.run.failures.FirstFailures).
@@ -41,59 +39,8 @@ class Task:
     params: dict[str, Any] | None = None  # per-request generation parameters from the dataset row
 
 
-def prompt_for_record(msgs: Sequence[Any]) -> list[dict[str, Any]]:
-    """The prompt as stored: media as paths or URLs, data URLs replaced by their sha256 (never base64)."""
-    stored = []
-    for turn in normalise_conversation(msgs):
-        parts = []
-        for part in turn["content"]:
-            value = part["value"]
-            if part["type"] != "text" and value.startswith("data:"):
-                value = "sha256:" + hashlib.sha256(value.encode()).hexdigest()
-            parts.append({"type": part["type"], "value": value})
-        stored.append({"role": turn["role"], "content": parts})
-    return stored
-
-
-def prompt_hash(stored_prompt: list[dict[str, Any]]) -> str:
-    """The stored prompt's hash (media by path): what records written before `prompt_digest` are compared by."""
-    return hashlib.sha256(json.dumps(stored_prompt, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def prompt_digest(stored_prompt: list[dict[str, Any]]) -> str:
-    """The prompt's hash with each local media file taken by its content (MD5), not its path: a resume after
-    $LMUData or the media moved elsewhere still finds every prompt unchanged, and a file rewritten in place does not."""
-    by_content = [
-        {"role": turn["role"], "content": [{"type": p["type"], "value": _media_identity(p)} for p in turn["content"]]}
-        for turn in stored_prompt
-    ]
-    return hashlib.sha256(json.dumps(by_content, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def _media_identity(part: dict[str, Any]) -> str:
-    value = part["value"]
-    if part["type"] == "text" or value.startswith(("sha256:", "http://", "https://")):
-        return value
-    path = Path(value)
-    try:
-        stat = path.stat()
-    except OSError:
-        return value  # gone: compared by its path (the model will say what is wrong with it)
-    return "md5:" + _file_md5(str(path), stat.st_size, stat.st_mtime_ns)
-
-
-@lru_cache(maxsize=65536)
-def _file_md5(path: str, size: int, mtime_ns: int) -> str:  # size and mtime key the cache only
-    return md5_of(Path(path))
-
-
 def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | None) -> dict[str, Any]:
-    stored = prompt_for_record(task.msgs)
-    hashed = prompt_hash(stored)
-    # without local media files the digest hashes the very same structure as the hash: the same value
-    local_media = any(_media_identity(p) != p["value"] for turn in stored for p in turn["content"] if p["type"] != "text")
-    record: dict[str, Any] = {"index": task.index, "prompt": stored, "prompt_hash": hashed,
-                              "prompt_digest": prompt_digest(stored) if local_media else hashed, "target": task.target}
+    record: dict[str, Any] = {"index": task.index, **request_fields(task.msgs), "target": task.target}
     if task.params:
         record["params"] = task.params
     if isinstance(result, BaseException):
@@ -135,7 +82,7 @@ def prompt_failure_record(task_index: Any, target: Any, exc: BaseException) -> d
 
 
 def run_api(
-    model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str, nproc: int, desc: str,
+    model: Model | ModelView, tasks: Sequence[Task], journal: Journal, *, dataset: str | None, nproc: int, desc: str,
     progress: bool = True, watch: Watch | None = None,
 ) -> int:
     """Up to nproc requests in flight; returns the error count.
@@ -150,6 +97,7 @@ def run_api(
     """
     if not tasks:
         return 0
+    generate_full = model_view(model).generate_full
     pending = iter(tasks)
     lock = threading.Lock()
     finished = threading.Event()
@@ -184,7 +132,7 @@ def run_api(
             while task is not None:
                 start = time.perf_counter()
                 try:
-                    result: Generation | BaseException = model.generate_full(task.msgs, dataset, task.params)
+                    result: Generation | BaseException = generate_full(task.msgs, dataset, task.params)
                 except Exception as exc:  # recorded as a typed error, retried on the next run
                     result = exc
                 task = journal_one(task, result, (time.perf_counter() - start) * 1000)
@@ -226,7 +174,7 @@ def prompt_size(task: Task) -> tuple[int, int]:
 
 
 def run_local(
-    model: Any, tasks: Sequence[Task], journal: Journal, *, dataset: str, batch_size: int, desc: str,
+    model: Model | ModelView, tasks: Sequence[Task], journal: Journal, *, dataset: str, batch_size: int, desc: str,
     progress: bool = True, by_length: bool = True,
 ) -> int:
     """Batches through generate_batch; a batch that raises as a whole records that error for each of its samples.
@@ -234,6 +182,7 @@ def run_local(
     by_length (batch_size > 1): batches are formed from samples of similar prompt size (sorted by `prompt_size`,
     stable); answers are journalled by index, so every file the run writes stays in dataset order."""
     errors = 0
+    generate_batch = model_view(model).generate_batch
     size = max(1, batch_size)
     if by_length and size > 1:
         tasks = sorted(tasks, key=prompt_size)
@@ -242,7 +191,7 @@ def run_local(
             batch = tasks[start : start + size]
             began = time.perf_counter()
             try:
-                results: list[Generation | BaseException] = model.generate_batch(
+                results: list[Generation | BaseException] = generate_batch(
                     [t.msgs for t in batch], dataset, [t.params for t in batch]
                 )
             except Exception as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vlmkit.core.contracts import Dataset
 from vlmkit.core.errors import ConfigError, DataError
 from vlmkit.run.resolve import ModelSpec
 from vlmkit.core.video import DEFAULT_NFRAME
@@ -15,7 +16,7 @@ from vlmkit.core.video import DEFAULT_NFRAME
 def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,
                    progress: bool = True, keep_local_tsv: bool = False, kind: str | None = None,
                    metric: str | None = None, like: str | None = None, inference_only: bool = False,
-                   judge: bool = False, data_root: Path | None = None) -> list[Any]:
+                   judge: bool = False, data_root: Path | None = None) -> list[Dataset]:
     """Catalog/TSV names and custom-file entries (as vlmkit.run.config_file makes them) -> dataset objects; an
     EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder).
     keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it.
@@ -42,10 +43,10 @@ def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: P
     return built
 
 
-def check_frames(spec: ModelSpec, dataset: Any) -> None:
+def check_frames(spec: ModelSpec, dataset: Dataset) -> None:
     """ConfigError (one line, before anything is asked) when a dataset shows text picked at certain frames (Video-MME's
     subtitle variants: `subtitle_sampling`) and one of the kit's models would sample other frames."""
-    wanted = getattr(dataset, "subtitle_sampling", None)
+    wanted = dataset.subtitle_sampling
     if not wanted or not (spec.is_api or spec.is_local):
         return
     fps, nframe = spec.kwargs.get("fps"), spec.kwargs.get("nframe")

@@ -19,14 +19,15 @@ from typing import Any
 
 from vlmkit.core import config
 from vlmkit.core.cells import whole_number
+from vlmkit.core.contracts import ModelView, model_view
 from vlmkit.core.errors import ConfigError
 from vlmkit.core.model_calls import ModelCallError
 from vlmkit.judging.base import JudgeStopped
+from vlmkit.outputs.layout import JUDGE_JOURNAL
 from vlmkit.run.judge_journal import JournalledJudge, judge_words
 from vlmkit.run.resolve import ModelOptions, ModelSpec, check_api_base, resolve_model
 
 OPENAI_API_BASE = "https://api.openai.com/v1"
-JOURNAL_NAME = "judge.jsonl"
 
 
 @dataclass
@@ -72,7 +73,7 @@ class RunJudge:
         self.options = options
         self.spec = judge_spec(options)
         self.progress = progress
-        self._model: Any = None
+        self._model: ModelView | None = None
         self.probe: dict[str, Any] | None = None
 
     @property
@@ -87,8 +88,8 @@ class RunJudge:
         """Build the judge's client and probe its server; JudgeStopped (one line) when it cannot be reached."""
         if self._model is not None:
             return
-        self._model = self.spec.build()
-        probe = getattr(self._model, "probe", None)
+        self._model = model_view(self.spec.build())
+        probe = self._model.probe
         try:
             self.probe = probe() if probe is not None else None
         except ModelCallError as exc:
@@ -96,7 +97,7 @@ class RunJudge:
 
     def for_pair(self, run_dir: Path, secrets: tuple[str, ...]) -> JournalledJudge:
         self.start()
-        return JournalledJudge(self._model, run_dir / JOURNAL_NAME, nproc=self.options.nproc, secrets=secrets,
+        return JournalledJudge(self._model, run_dir / JUDGE_JOURNAL, nproc=self.options.nproc, secrets=secrets,
                                name=self.name, progress=self.progress)
 
     def settings(self) -> dict[str, Any]:
@@ -107,6 +108,5 @@ class RunJudge:
                 "timeout": settings.get("timeout"), "retries": settings.get("retries"), "probe": self.probe}
 
     def close(self) -> None:
-        close = getattr(self._model, "close", None)
-        if callable(close):
-            close()
+        if self._model is not None:
+            self._model.close()

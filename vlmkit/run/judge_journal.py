@@ -1,7 +1,7 @@
 """The judge a run uses: any OpenAI-compatible model, every call journalled like a model answer.
 
-`JournalledJudge(model, journal_path)` takes a model with `generate_full(msgs, dataset, params)` (vlm.api's
-OpenAICompatModel, built by the runner from --judge/--judge-api-base/...) and answers `ask(requests)`:
+`JournalledJudge(model, journal_path)` takes a model (vlm.api's OpenAICompatModel, built by the runner from
+--judge/--judge-api-base/...; asked through vlmkit.core.contracts.ModelView) and answers `ask(requests)`:
 
 - Each request is keyed by a digest of the judge's name and `JudgeRequest.identity()` (prompt, system, temperature,
   max_tokens, attempt). A key with a journalled reply is read back (`cached`), never asked again: a killed run
@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from vlmkit.core.contracts import Model, ModelView, model_view
 from vlmkit.run.failures import FirstFailures, RunStopped
 from vlmkit.run.inference import Task, run_api
 from vlmkit.run.journal import Journal
@@ -49,10 +50,10 @@ def request_messages(request: JudgeRequest) -> list[dict[str, Any]]:
 class JournalledJudge:
     """A judge over an OpenAI-compatible model with a resumable journal (see the module docstring)."""
 
-    def __init__(self, model: Any, journal_path: Path, *, nproc: int = 4, secrets: Iterable[str | None] = (),
-                 name: str | None = None, progress: bool = False) -> None:
-        self.model = model
-        self.name = name or str(getattr(model, "model", type(model).__name__))
+    def __init__(self, model: Model | ModelView, journal_path: Path, *, nproc: int = 4,
+                 secrets: Iterable[str | None] = (), name: str | None = None, progress: bool = False) -> None:
+        self.model = model_view(model)
+        self.name = name or self.model.model_id  # the served model id (the judge's --judge name), else the class
         self.journal_path = Path(journal_path)
         self.nproc = nproc
         self.progress = progress
@@ -105,7 +106,7 @@ class JournalledJudge:
         for record in ok:
             for name in usage:
                 usage[name] += int((record.get("usage") or {}).get(name) or 0)
-        settings = self.model.settings() if hasattr(self.model, "settings") else {}
+        settings = self.model.settings()
         return {
             "name": self.name,
             "base_url": settings.get("base_url"),

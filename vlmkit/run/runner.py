@@ -6,13 +6,17 @@ after evaluation) and `results.json`. The VLMEvalKit files `<model>_<dataset>.xl
 sit in `<work_dir>/<model>/` where its users' scripts look for them.
 
 What a run trusts and refuses:
-- Resume: a journal is reused when its fingerprint (vlmkit.run.resume: what answers depend on) matches, and each
-  journalled answer whose prompt or per-row parameters differ from what this run builds is asked again (a note).
+- Resume: a journal is reused when its fingerprint matches, and each journalled answer whose prompt or per-row
+  parameters differ from what this run builds is asked again (a note); vlmkit.run.resume says what an answer's
+  identity is, and sets aside a journal written under other settings.
 - API models are probed once before their first inference; the first samples all failing the same way
   (vlmkit.run.failures) stop the pair, and the model's remaining datasets are skipped.
 - A pair with no answer writes no xlsx and no score file; `--mode eval` never moves a journal and never replaces
   a results.json that holds more answers. Stopped and interrupted pairs write nothing but their journal.
 - One model is held at a time: `close()` and dropped after its last dataset.
+- Datasets and models are asked through their contracts (vlmkit.core.contracts): a dataset's optional members have
+  their defaults on its base class; a model, which may be a user's class with only `generate`, is held as a
+  ModelView that gives the optional members theirs.
 - With a judge (vlmkit.run.judge) its server is probed before any model is asked anything; each pair's judge
   calls are journalled in `judge.jsonl`; a judge that stops (unreachable, refusing) stops the pair in one line, and
   rows whose judge call failed make the pair partial (asked again on the next run).
@@ -33,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.core import config
-from vlmkit.outputs.ark import FILE_NAME as ARK_FILE
+from vlmkit.outputs import layout
 from vlmkit.outputs.ark import OUTPUT_FORMAT as ARK_FORMAT
 from vlmkit.outputs.ark import write_ark_output
 from vlmkit.core.cells import listed
@@ -46,31 +50,19 @@ from vlmkit.run.failures import (
     scoring_failures,
     with_hint,
 )
-from vlmkit.core.files import move_aside
-from vlmkit.run.resume import differences, run_fingerprint, same_settings
+from vlmkit.run.resume import differences, run_fingerprint, same_request, same_settings, set_aside_stale
 from vlmkit.core.model_calls import ModelCallError
-from vlmkit.run.inference import (
-    Task,
-    prompt_digest,
-    prompt_failure_record,
-    prompt_for_record,
-    prompt_hash,
-    run_api,
-    run_local,
-)
+from vlmkit.run.inference import Task, prompt_failure_record, run_api, run_local
 from vlmkit.run.journal import Journal, index_keys
 from vlmkit.run.judge import JudgeOptions, RunJudge
 from vlmkit.judging import JudgeStopped
-from vlmkit.core.contracts import dataset_info
+from vlmkit.core.contracts import Dataset, ModelView, dataset_info, model_view, owns_prompts
 from vlmkit.core.registry import import_target
-from vlmkit.run.resolve import ModelOptions, ModelSpec, model_folder_name, resolve_model
-from vlmkit.outputs.writers import (
-    format_table,
-    now_iso,
-    write_json,
-    write_prediction_table,
-    write_summary_table,
-)
+from vlmkit.run.resolve import ModelOptions, ModelSpec, resolve_model
+from vlmkit.outputs.console_table import format_table
+from vlmkit.outputs.json_files import write_json
+from vlmkit.outputs.provenance import now_iso
+from vlmkit.outputs.tables import write_prediction_table, write_summary_table
 from vlmkit.outputs.run_files import eval_refusal, results_document, write_predictions
 from vlmkit.run.inputs import build_datasets, check_frames
 from vlmkit.scoring.result import EvalResult
@@ -147,7 +139,7 @@ class Runner:
         self.model_options = model_options or ModelOptions()
         wants_judge = judge_options is not None and judge_options.name is not None and options.mode != "infer"
         self.judge = RunJudge(judge_options, progress=options.progress) if wants_judge else None  # type: ignore[arg-type]
-        self._models: dict[str, Any] = {}
+        self._models: dict[str, ModelView] = {}
         self._probes: dict[str, dict[str, Any] | None] = {}
         self._secrets: set[str] = set()
         self._prompts_from: dict[tuple[str, str], str] = {}  # (model, dataset) -> "dataset" or the model's prompt owner
@@ -159,7 +151,9 @@ class Runner:
         Models are names (resolved here) or ModelSpecs. One model is held at a time: after its last dataset it is
         closed and dropped before the next one is built. A model that stops (probe, first samples) skips its
         remaining datasets; the other models still run."""
-        specs = [m if isinstance(m, ModelSpec) else resolve_model(m, self.model_options) for m in models]  # fail fast
+        scoring_only = self.options.mode == "eval"  # nothing is asked: a served name needs no --api-base
+        specs = [m if isinstance(m, ModelSpec) else resolve_model(m, self.model_options, scoring_only=scoring_only)
+                 for m in models]  # fail fast
         for spec in specs:
             self._remember_secret(spec)
         if self.judge is not None and self.judge.secret:
@@ -172,11 +166,12 @@ class Runner:
             self._rows(dataset)  # an empty dataset is an error before anything is asked
             for spec in specs:
                 check_frames(spec, dataset)
-            problem = getattr(dataset, "scoring_problem", None)
-            why = problem() if callable(problem) and self.options.mode != "infer" else None
+            why = dataset.scoring_problem() if self.options.mode != "infer" else None
             if why:  # e.g. a scorer's missing library: said before a long inference, not after it
                 raise ConfigError(f"{dataset.name}: {why} (or run --mode infer now and --mode eval later)")
-            if getattr(dataset, "scorer_reason", None) and self.options.mode != "infer":
+            if self.options.mode != "eval":
+                dataset.prepare_images()  # a failed image pass is the dataset's problem: one line before any request
+            if dataset.scorer_reason and self.options.mode != "infer":
                 print(f"{dataset.name}: scorer {dataset.scorer_reason}", flush=True)  # which rules, and why
         outcomes: list[DatasetRun] = []
         for spec in specs:
@@ -198,7 +193,7 @@ class Runner:
             self.judge.close()
         return outcomes
 
-    def build_datasets(self, datasets: list[str], custom: list[dict[str, Any]]) -> list[Any]:
+    def build_datasets(self, datasets: list[str], custom: list[dict[str, Any]]) -> list[Dataset]:
         return build_datasets(datasets, custom, root=self.options.root, progress=self.options.progress,
                               keep_local_tsv=self.options.keep_local_tsv, kind=self.options.kind,
                               metric=self.options.metric, like=self.options.like,
@@ -210,22 +205,19 @@ class Runner:
         model = self._models.pop(spec.name, None)
         if model is None:
             return
-        close = getattr(model, "close", None)
-        local = not getattr(model, "is_api", False)
+        local = not model.is_api
+        model.close()
         del model
-        if callable(close):
-            close()
-        del close
         if local:  # weights held in reference cycles are freed now, before the next model loads
             gc.collect()
 
     # One (model, dataset) ----------------------------------------------------------------------------------
-    def run_one(self, spec: ModelSpec, dataset: Any) -> DatasetRun:
+    def run_one(self, spec: ModelSpec, dataset: Dataset) -> DatasetRun:
         started = now_iso()
         began = time.perf_counter()
         self._remember_secret(spec)
-        model_dir = self.options.work_dir / model_folder_name(spec.name)
-        run_dir = model_dir / dataset.name
+        model_dir = layout.model_dir(self.options.work_dir, spec.name)
+        run_dir = layout.run_dir(self.options.work_dir, spec.name, dataset.name)
         rows = self._rows(dataset)
         keys = index_keys(rows["index"])
         label = f"{spec.name} x {dataset.name}"
@@ -233,11 +225,11 @@ class Runner:
 
         rank, world = rank_world()
         fingerprint = run_fingerprint(spec.name, spec.target, spec.kwargs, dataset)
-        journal = Journal(run_dir / ("journal.jsonl" if world == 1 else f"journal.rank{rank}.jsonl"), fingerprint,
+        journal = Journal(run_dir / layout.journal_name(rank, world), fingerprint,
                           secrets=self._secrets)
         notes: list[str] = []
         if not eval_only:
-            self._check_fingerprint(journal, self._result_files(model_dir, run_dir, spec, dataset))
+            set_aside_stale(journal, self._result_files(model_dir, run_dir, spec, dataset), reuse=self.options.reuse)
             try:
                 notes += self._infer(spec, dataset, rows, keys, journal, rank, world, label)
             except RunStopped as stop:
@@ -249,9 +241,9 @@ class Runner:
                 outcome = DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok,
                                      sum(e["count"] for e in errors.values()), message=self._scrub(f"{label}: {stop}"),
                                      errors=errors, notes=notes)
-                if not (run_dir / "results.json").exists():  # say why on disk too, where nothing better is lost
-                    outcome.files = {"journal": str(journal.path), "results": str(run_dir / "results.json")}
-                    write_json(run_dir / "results.json",
+                if not (run_dir / layout.RESULTS).exists():  # say why on disk too, where nothing better is lost
+                    outcome.files = {"journal": str(journal.path), "results": str(run_dir / layout.RESULTS)}
+                    write_json(run_dir / layout.RESULTS,
                                self._results(spec, dataset, outcome, records, keys, started,
                                              time.perf_counter() - began, 0),
                                secrets=self._secrets)
@@ -280,10 +272,10 @@ class Runner:
 
         table = rows.copy()
         table["prediction"] = predictions
-        files = {"journal": str(journal.path) if world == 1 else str(run_dir / "journal.rank*.jsonl")}
+        files = {"journal": str(journal.path) if world == 1 else str(run_dir / layout.RANK_JOURNALS)}
         truncated = 0
         if n_completed:  # a table of nothing but empty predictions would read as a model that said nothing
-            xlsx = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}.xlsx"
+            xlsx = model_dir / layout.xlsx_name(spec.name, dataset.name)
             truncated = write_prediction_table(xlsx, table)
             files["predictions_xlsx"] = str(xlsx)
 
@@ -295,30 +287,30 @@ class Runner:
                               message=self._scrub(f"{label}: {stop}"), errors=errors, notes=notes, files=files,
                               judge=judge.stats() if judge is not None else None)
         if evaluation is not None and evaluation.table is not None:
-            summary = model_dir / f"{model_folder_name(spec.name)}_{dataset.name}_{evaluation.table_suffix}.csv"
+            summary = model_dir / layout.summary_name(spec.name, dataset.name, evaluation.table_suffix)
             write_summary_table(summary, evaluation.table)
             files["summary_csv"] = str(summary)
         scored_badly = self._scrubbed(scoring_failures(evaluation.per_sample if evaluation else None,
                                                        dict(zip(keys, predictions))))
 
-        files["predictions"] = str(run_dir / "predictions.jsonl")
-        write_predictions(run_dir / "predictions.jsonl", keys, rows, records, evaluation, journal.line)
-        if getattr(dataset, "output_format", None) == ARK_FORMAT:  # Ark's output records beside predictions.jsonl
-            write_ark_output(run_dir / ARK_FILE, rows, records, evaluation.per_sample if evaluation else None,
+        files["predictions"] = str(run_dir / layout.PREDICTIONS)
+        write_predictions(run_dir / layout.PREDICTIONS, keys, rows, records, evaluation, journal.line)
+        if dataset.output_format == ARK_FORMAT:  # Ark's output records beside predictions.jsonl
+            write_ark_output(run_dir / layout.ARK_OUTPUT, rows, records, evaluation.per_sample if evaluation else None,
                              defaults=spec.public_kwargs(), secrets=tuple(self._secrets))
-            files["ark_output"] = str(run_dir / ARK_FILE)
-        files["results"] = str(run_dir / "results.json")
+            files["ark_output"] = str(run_dir / layout.ARK_OUTPUT)
+        files["results"] = str(run_dir / layout.RESULTS)
         outcome = DatasetRun(spec.name, dataset.name, status, len(keys), n_completed, n_errors, evaluation, files,
                              errors=errors, scoring_failures=scored_badly, notes=notes,
                              judge=judge.stats() if judge is not None else None)
         write_json(
-            run_dir / "results.json",
+            run_dir / layout.RESULTS,
             self._results(spec, dataset, outcome, records, keys, started, time.perf_counter() - began, truncated),
             secrets=self._secrets,
         )
         return outcome
 
-    def _evaluate(self, dataset: Any, table: pd.DataFrame, n_total: int, n_completed: int, notes: list[str],
+    def _evaluate(self, dataset: Dataset, table: pd.DataFrame, n_total: int, n_completed: int, notes: list[str],
                   judge: Any = None) -> tuple[EvalResult | None, str]:
         """(evaluation, status); no evaluation when there is no answer, no target, or nothing could be scored.
         Rows whose judge call failed make the pair partial: the next run asks the judge again for them."""
@@ -326,7 +318,7 @@ class Runner:
             return None, "failed"
         if self.options.mode == "infer":
             return None, "inferred" if n_completed == n_total else "partial"
-        target = (getattr(dataset, "answer_columns", None) or ("answer",))[0]  # the reference (LLaVABench: gpt4_ans)
+        target = (dataset.answer_columns or ("answer",))[0]  # the reference (LLaVABench: gpt4_ans)
         if target not in table or not table[target].notna().any():
             return None, "no_target"
         evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy, judge=judge)
@@ -340,7 +332,7 @@ class Runner:
                          "they count this run); rerun the same command to ask the judge again for them")
         return evaluation, "success" if n_completed == n_total and not judge_errors else "partial"
 
-    def _infer(self, spec: ModelSpec, dataset: Any, rows: pd.DataFrame, keys: list[str], journal: Journal, rank: int,
+    def _infer(self, spec: ModelSpec, dataset: Dataset, rows: pd.DataFrame, keys: list[str], journal: Journal, rank: int,
                world: int, label: str) -> list[str]:
         """Ask the model for this rank's rows that have no answer, or whose journalled prompt or parameters differ
         from what is built now; journal each answer. Returns notes for results.json. RunStopped when the probe or
@@ -362,7 +354,7 @@ class Runner:
                     unbuildable.append(prompt_failure_record(line["index"], line.get("answer"), exc))
                 continue
             if answered:
-                if _same_request(record, task):
+                if same_request(record, task.msgs, task.params):
                     continue
                 changed.append(line["index"])
             tasks.append(task)
@@ -375,7 +367,7 @@ class Runner:
         if not tasks and not unbuildable:
             return notes
         model = self._model(spec) if tasks else None
-        is_api = bool(getattr(model, "is_api", False))
+        is_api = model is not None and model.is_api
         if is_api:
             self._probe(spec, model)
         with journal:
@@ -390,11 +382,10 @@ class Runner:
         return notes
 
     # Helpers ------------------------------------------------------------------------------------------------
-    def _rows(self, dataset: Any) -> pd.DataFrame:
+    def _rows(self, dataset: Dataset) -> pd.DataFrame:
         rows = dataset.data if self.options.limit is None else dataset.data.head(self.options.limit)
         if len(rows) == 0:
-            source = getattr(dataset, "tsv_path", None) or getattr(dataset, "source", None) or dataset.name
-            raise DataError(f"{source}: no rows (only a header?); nothing to evaluate")
+            raise DataError(f"{dataset.source_file}: no rows (only a header?); nothing to evaluate")
         return rows
 
     def _remember_secret(self, spec: ModelSpec) -> None:
@@ -409,21 +400,21 @@ class Runner:
         """obj (JSON-able) with every known key replaced wherever it appears in a string."""
         return json.loads(scrub(json.dumps(obj, default=str), self._secrets)) if self._secrets else obj
 
-    def _model(self, spec: ModelSpec) -> Any:
+    def _model(self, spec: ModelSpec) -> ModelView:
         if spec.name not in self._models:
             run_kwargs: dict[str, Any] = {}
             if spec.is_local:
                 run_kwargs["batch_size"] = self.options.batch_size
                 if rank_world()[1] > 1 and "device" not in spec.kwargs:
                     run_kwargs["device"] = local_rank_device()
-            self._models[spec.name] = spec.build(**run_kwargs)
+            self._models[spec.name] = model_view(spec.build(**run_kwargs))
         return self._models[spec.name]
 
-    def _probe(self, spec: ModelSpec, model: Any) -> None:
+    def _probe(self, spec: ModelSpec, model: ModelView) -> None:
         """Ask an API model's server once, before its first inference (`probe()`, where the model has one)."""
         if spec.name in self._probes:
             return
-        probe = getattr(model, "probe", None)
+        probe = model.probe
         if probe is None:
             self._probes[spec.name] = None
             return
@@ -436,33 +427,33 @@ class Runner:
             log.warning("%s: %s", spec.name, info["warning"])
         self._probes[spec.name] = info
 
-    def _prompter(self, spec: ModelSpec, dataset: Any) -> Callable[[dict[str, Any]], list[Any]]:
+    def _prompter(self, spec: ModelSpec, dataset: Dataset) -> Callable[[dict[str, Any]], list[Any]]:
         """How this run builds a row's prompt: the dataset's, or the model's own where it says so (VLMEvalKit's
         `use_custom_prompt` / `build_prompt`, given a vlmkit.core.contracts.DatasetInfo). `--prompt-style dataset` always
         takes the dataset's. The kit's local classes own prompts through the family named by their preset
         (vlm.prompts), asked without loading weights; another class that never owns prompts is not built for this."""
-        from vlm.base import BaseModel
-
         key = (spec.name, dataset.name)
         self._prompts_from[key] = "dataset"
         if self.options.prompt_style == "dataset":
             return dataset.build_prompt
         info = dataset_info(dataset)
+        owner: Any
         if spec.is_local:
             owner = import_target("vlm.prompts:prompts_for", what="model prompts")(spec.kwargs.get("preset"))
+            who = type(owner).__name__
         else:
             cls = import_target(spec.target, what=f"model {spec.name!r}")
-            owns = getattr(cls, "use_custom_prompt", BaseModel.use_custom_prompt) is not BaseModel.use_custom_prompt
-            owner = self._model(spec) if owns else None
+            owner = self._model(spec) if owns_prompts(cls) else None
+            who = owner.class_name if owner is not None else ""
         if owner is not None and owner.use_custom_prompt(info):
-            self._prompts_from[key] = f"model ({type(owner).__name__})"
+            self._prompts_from[key] = f"model ({who})"
             return lambda line: owner.build_prompt(line, info)
         return dataset.build_prompt
 
     @staticmethod
-    def _task(build: Callable[[dict[str, Any]], list[Any]], dataset: Any, line: dict[str, Any]) -> Task:
+    def _task(build: Callable[[dict[str, Any]], list[Any]], dataset: Dataset, line: dict[str, Any]) -> Task:
         msgs = build(line)
-        params = dataset.generation_params(line) if hasattr(dataset, "generation_params") else None
+        params = dataset.generation_params(line)
         return Task(index=line["index"], msgs=msgs, target=line.get("answer"), params=params or None)
 
     def _all_records(self, run_dir: Path, own: Journal, *, any_settings: bool = False,
@@ -471,8 +462,8 @@ class Runner:
         earlier run with another world size); a successful record wins over an error for the same index.
         any_settings (--mode eval): journals written under other settings count too, with a warning and a note."""
         merged: dict[str, dict[str, Any]] = {}
-        for path in sorted(run_dir.glob("journal*.jsonl")):
-            if ".stale" in path.name:
+        for path in sorted(run_dir.glob(layout.JOURNALS)):
+            if layout.is_stale(path.name):
                 continue
             journal = own if path == own.path else Journal(path, own.fingerprint)
             stored = journal.stored_fingerprint()
@@ -491,30 +482,13 @@ class Runner:
         return merged
 
     @staticmethod
-    def _result_files(model_dir: Path, run_dir: Path, spec: ModelSpec, dataset: Any) -> list[Path]:
+    def _result_files(model_dir: Path, run_dir: Path, spec: ModelSpec, dataset: Dataset) -> list[Path]:
         """Every file a finished pair writes besides its journal (the xlsx and score csv where VLMEvalKit puts them)."""
-        stem = f"{model_folder_name(spec.name)}_{dataset.name}"
-        return [model_dir / f"{stem}.xlsx", model_dir / f"{stem}_acc.csv", model_dir / f"{stem}_score.csv",
-                run_dir / "predictions.jsonl", run_dir / "results.json"]
+        return [model_dir / layout.xlsx_name(spec.name, dataset.name),
+                *(model_dir / layout.summary_name(spec.name, dataset.name, s) for s in layout.SUMMARY_SUFFIXES),
+                run_dir / layout.PREDICTIONS, run_dir / layout.RESULTS]
 
-    def _check_fingerprint(self, journal: Journal, result_files: list[Path]) -> None:
-        """A journal written under other settings is moved aside (kept) with the result files made from it, so a
-        score file of the earlier settings never stands beside a results.json of these (a run that then scores
-        nothing would leave it there, read as current)."""
-        stored = journal.stored_fingerprint()
-        if stored is None or same_settings(stored, journal.fingerprint):
-            return
-        what = ", ".join(differences(stored, journal.fingerprint))
-        if self.options.reuse:
-            log.warning("%s was written under other settings (%s differ); --reuse keeps its answers",
-                        journal.path, what)
-            return
-        aside = journal.set_aside()
-        moved = [move_aside(path).name for path in result_files if path.is_file()]
-        log.warning("%s was written under other settings (%s differ); moved to %s%s and starting afresh",
-                    journal.path, what, aside.name, f" (with {', '.join(moved)})" if moved else "")
-
-    def _results(self, spec: ModelSpec, dataset: Any, outcome: DatasetRun, records: dict[str, dict], keys: list[str],
+    def _results(self, spec: ModelSpec, dataset: Dataset, outcome: DatasetRun, records: dict[str, dict], keys: list[str],
                  started: str, duration: float, truncated_cells: int) -> dict[str, Any]:
         model = self._models.get(spec.name)
         if self.judge is None:
@@ -532,20 +506,6 @@ class Runner:
                  "prompts_from": self._prompts_from.get((spec.name, dataset.name))},  # None: no inference this run
             judge=judge,
         )
-
-
-def _same_request(record: dict[str, Any], task: Task) -> bool:
-    """Whether a journalled answer was asked with the prompt and per-row parameters this run builds for its row:
-    by `prompt_digest` (media by content), or for records written before it by `prompt_hash` (media by path). A
-    record with neither, written by another tool, is taken as it is."""
-    stored = prompt_for_record(task.msgs)
-    if record.get("prompt_digest") is not None:
-        if record["prompt_digest"] != prompt_digest(stored):
-            return False
-    elif record.get("prompt_hash") is not None and record["prompt_hash"] != prompt_hash(stored):
-        return False
-    params = json.loads(json.dumps(task.params, default=str)) if task.params else None
-    return (record.get("params") or None) == params
 
 
 def summary_rows(outcomes: list[DatasetRun]) -> str:
