@@ -112,28 +112,34 @@ def test_close_ends_the_loop_thread_and_a_dropped_model_ends_its_own() -> None:
         assert server.wait_disconnected({port}, within=5)
 
 
+def _close_while_a_call_waits(server: FaultServer, **model_kwargs: float) -> list[BaseException]:
+    """Start one call on a thread, close the model once the server has seen it, and return what the call raised."""
+    from vlmkit.core.model_calls import ModelCallError
+
+    model = OpenAICompatModel("m", api_base=server.base_url, retries=3, **model_kwargs)
+    outcome: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            model.generate_full(["hello"])
+        except ModelCallError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    while not server.requests:  # the first attempt is out (or has failed once the server recorded it)
+        threading.Event().wait(0.01)
+    model.close()
+    thread.join(timeout=30)  # far less than the server or the retries would take
+    assert not thread.is_alive()
+    return outcome
+
+
 def test_a_call_in_flight_when_close_is_called_ends_at_once_and_is_not_retried() -> None:
     """A stopped or interrupted run closes the model while a call waits for its answer: the call ends then (as
     "cancelled"), not when the answer or the timeout comes, and it is not asked again."""
-    from vlmkit.core.model_calls import ModelCallError
-
     with FaultServer(lambda request: Reply(200, {"choices": []}, delay=60)) as server:
-        model = OpenAICompatModel("m", api_base=server.base_url, retries=3, backoff=0.01, timeout=120)
-        outcome: list[BaseException] = []
-
-        def call() -> None:
-            try:
-                model.generate_full(["hello"])
-            except ModelCallError as exc:
-                outcome.append(exc)
-
-        thread = threading.Thread(target=call)
-        thread.start()
-        while not server.requests:
-            threading.Event().wait(0.01)
-        model.close()
-        thread.join(timeout=30)  # far less than the 60 s the server would take
-        assert not thread.is_alive()
+        outcome = _close_while_a_call_waits(server, backoff=0.01, timeout=120)
         assert len(outcome) == 1 and outcome[0].kind == "cancelled"
         assert len(server.requests) == 1
 
@@ -141,25 +147,8 @@ def test_a_call_in_flight_when_close_is_called_ends_at_once_and_is_not_retried()
 def test_a_call_left_behind_by_close_is_not_retried() -> None:
     """An interrupted or stopped run closes the model while a call waits to retry: it ends as "cancelled" instead of
     asking the server again in the background."""
-    from vlmkit.core.model_calls import ModelCallError
-
     with FaultServer(lambda request: Reply(503, {"error": {"message": "busy"}})) as server:
-        model = OpenAICompatModel("m", api_base=server.base_url, retries=3, backoff=0.5)
-        outcome: list[BaseException] = []
-
-        def call() -> None:
-            try:
-                model.generate_full(["hello"])
-            except ModelCallError as exc:
-                outcome.append(exc)
-
-        thread = threading.Thread(target=call)
-        thread.start()
-        while not server.requests:  # the first attempt has failed once the server recorded it
-            threading.Event().wait(0.01)
-        model.close()
-        thread.join(timeout=30)
-        assert not thread.is_alive()
+        outcome = _close_while_a_call_waits(server, backoff=0.5)
         assert len(outcome) == 1 and outcome[0].kind == "cancelled"
         assert "not retried" in str(outcome[0])
         assert len([r for r in server.requests if r.method == "POST"]) == 1
