@@ -195,7 +195,7 @@ def test_mvbench_rows_and_vlmevalkit_prompt(mvbench: MVBench, tmp_path: Path):
 
 def test_mvbench_bounded_and_frame_folder_clips(mvbench: MVBench, tmp_path: Path):
     # Action Sequence: seconds 1..2 of a 32-frame 8 fps video = frames 8..16
-    clip = mvbench.build_prompt(0)[1]["content"][1]["value"]
+    clip = clip_of_row_0 = mvbench.build_prompt(0)[1]["content"][1]["value"]
     assert Path(clip).is_relative_to(tmp_path / "lmu" / "videos" / "MVBench")
     video = sample_frames(clip, nframe=100)
     assert video.total_frames == 9 and video.video_fps == pytest.approx(8.0)
@@ -207,7 +207,21 @@ def test_mvbench_bounded_and_frame_folder_clips(mvbench: MVBench, tmp_path: Path
     assert [nearest_frame(np.asarray(f).mean(axis=(0, 1))) for f in video.frames] == list(range(2, 9))
     # end past the folder's last frame: frames 1..12
     assert sample_frames(mvbench.build_prompt(4)[1]["content"][1]["value"], nframe=100).total_frames == 12
-    assert mvbench.build_prompt(0)[1]["content"][1]["value"] == mvbench.build_prompt(0)[1]["content"][1]["value"]
+    # built again, row 0 is the prompt written out by hand, and its clip is the one cut above, not cut again
+    first = Path(clip_of_row_0)
+    made = first.stat()
+    system, user = mvbench.build_prompt(0)
+    assert system == {"role": "system", "content": [{"type": "text", "value": MVBENCH_SYS}]}
+    assert user == {"role": "user", "content": [
+        {"type": "text", "value": "Question: [0] What happened after?\nOptions:\n(A) sat\n(B) stood\n(C) ran"},
+        {"type": "video", "value": str(first)},
+        {"type": "text", "value": "\nOnly give the best option."},
+        {"type": "text", "value": "Best option:("},
+    ]}
+    again = first.stat()
+    assert (again.st_ino, again.st_mtime_ns, again.st_size) == (made.st_ino, made.st_mtime_ns, made.st_size)
+    clips = sorted((tmp_path / "lmu" / "videos" / "MVBench").rglob("*.mp4"))
+    assert len(clips) == 3 and first in clips  # rows 0, 3 and 4: one clip each, none made twice
 
 
 def test_mvbench_score_by_hand(mvbench: MVBench):

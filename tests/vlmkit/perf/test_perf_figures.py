@@ -74,11 +74,23 @@ def test_level_figures_come_from_the_right_requests() -> None:
     assert level["requests"] == {"measured": 4, "successful": 3, "failed": 1, "errors_by_kind": {"http_500": 1}, "cancelled": 1}
     duration = (170 - 1) / 1000  # first start to last end of the measured, not-cancelled requests
     assert level["duration_s"] == pytest.approx(duration)
-    assert level["ttft_ms"] == pytest.approx(stats([50, 40, 30])) and level["ttft_ms"]["p90"] == pytest.approx(48)
-    assert level["itl_ms"] == pytest.approx(stats([25, 25, 25, 20]))  # pooled over requests
-    assert level["tpot_ms"] == pytest.approx(stats([26, 10]))
-    assert level["e2el_ms"] == pytest.approx(stats([128, 80, 40]))
-    assert level["queued_ms"] == pytest.approx(stats([2, 1, 30, 1]))  # failures queued too
+    # each figure's statistics worked by hand (linear interpolation: the p-th percentile of n sorted values sits at
+    # position h = (n - 1) * p / 100, between the order statistics floor(h) and floor(h) + 1)
+    # TTFT 30 40 50: p90 at h = 1.8 -> 40 + 0.8 * 10; p95 at 1.9; p99 at 1.98
+    assert level["ttft_ms"] == pytest.approx(
+        {"n": 3, "mean": 40, "median": 40, "p90": 48, "p95": 49, "p99": 49.8, "max": 50})
+    # ITL 20 25 25 25, pooled over requests: mean 95 / 4; the median at h = 1.5 is already 25
+    assert level["itl_ms"] == pytest.approx(
+        {"n": 4, "mean": 23.75, "median": 25, "p90": 25, "p95": 25, "p99": 25, "max": 25})
+    # TPOT 10 26: p90 at h = 0.9 -> 10 + 0.9 * 16
+    assert level["tpot_ms"] == pytest.approx(
+        {"n": 2, "mean": 18, "median": 18, "p90": 24.4, "p95": 25.2, "p99": 25.84, "max": 26})
+    # E2EL 40 80 128: p90 at h = 1.8 -> 80 + 0.8 * 48
+    assert level["e2el_ms"] == pytest.approx(
+        {"n": 3, "mean": 248 / 3, "median": 80, "p90": 118.4, "p95": 123.2, "p99": 127.04, "max": 128})
+    # queued 1 1 2 30, failures queued too: median at h = 1.5 -> 1.5; p90 at h = 2.7 -> 2 + 0.7 * 28
+    assert level["queued_ms"] == pytest.approx(
+        {"n": 4, "mean": 8.5, "median": 1.5, "p90": 21.6, "p95": 25.8, "p99": 29.16, "max": 30})
     assert level["request_throughput"] == pytest.approx(3 / duration)
     assert level["tokens"] == {"input_total": 30, "output_total": 10, "output_source": "mixed"}
     assert level["input_token_throughput"] == pytest.approx(30 / duration)
@@ -98,8 +110,22 @@ def test_level_figures_come_from_the_right_requests() -> None:
 def test_stats_interpolate_between_order_statistics() -> None:
     values = list(range(1, 101))
     figures = stats(values)
-    assert figures["n"] == 100 and figures["median"] == 50.5 and figures["max"] == 100
-    assert figures["p99"] == pytest.approx(float(np.percentile(values, 99))) == pytest.approx(99.01)
+    assert figures["n"] == 100 and figures["mean"] == 50.5 and figures["median"] == 50.5 and figures["max"] == 100
+    # the p-th percentile of 1..100 sits at position 99 * p / 100 from the smallest: 1 + 0.99 * p
+    for name, p, by_hand in (("p90", 90, 90.1), ("p95", 95, 95.05), ("p99", 99, 99.01)):
+        assert figures[name] == pytest.approx(by_hand)
+        assert figures[name] == pytest.approx(float(np.percentile(values, p, method="linear")))
+    # each percentile lies between its two neighbouring order statistics, in a sample with uneven gaps
+    uneven = [3.0, 1.0, 100.0, 7.0, 50.0, 2.0, 9.0, 8.0, 40.0, 5.0, 6.0]
+    ordered = sorted(uneven)
+    figures = stats(uneven)
+    for name, p in (("median", 50), ("p90", 90), ("p95", 95), ("p99", 99)):
+        h = (len(ordered) - 1) * p / 100
+        low, high = ordered[int(h)], ordered[min(int(h) + 1, len(ordered) - 1)]
+        assert low <= figures[name] <= high, name
+    assert figures["p90"] < figures["p95"] < figures["p99"] < figures["max"] == 100.0
+    # one value: every statistic is that value
+    assert stats([7.5]) == {"n": 1, "mean": 7.5, "median": 7.5, "p90": 7.5, "p95": 7.5, "p99": 7.5, "max": 7.5}
     assert stats([]) == {"n": 0, "mean": None, "median": None, "p90": None, "p95": None, "p99": None, "max": None}
 
 
@@ -107,9 +133,24 @@ def _lines(tmp_path: Path) -> list[dict]:
     return [json.loads(x) for x in (tmp_path / "out" / "perf_requests.jsonl").read_text().splitlines()]
 
 
+def _reference_stats(values: list[float]) -> dict:
+    """The documented statistics, written out a second time in plain Python (linear interpolation between order
+    statistics), so that the level's figures are not checked against the code that computed them."""
+    ordered = sorted(values)
+
+    def percentile(p: float) -> float:
+        h = (len(ordered) - 1) * p / 100
+        i = int(h)
+        upper = ordered[min(i + 1, len(ordered) - 1)]
+        return ordered[i] + (h - i) * (upper - ordered[i])
+
+    return {"n": len(ordered), "mean": sum(ordered) / len(ordered), "median": percentile(50), "p90": percentile(90),
+            "p95": percentile(95), "p99": percentile(99), "max": ordered[-1]}
+
+
 def _close(level_stats: dict, values: list[float]) -> None:
     """The level's statistics are those of the per-request values (which the file rounds to 1 us)."""
-    assert level_stats == pytest.approx(stats(values), abs=1e-3)
+    assert level_stats == pytest.approx(_reference_stats(values), abs=1e-3)
 
 
 def test_a_real_run_counts_and_derives_every_figure(mock_server, tmp_path: Path) -> None:
