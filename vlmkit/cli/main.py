@@ -40,7 +40,7 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None, help="only the first N rows of each dataset")
     p.add_argument("--nproc", type=int, default=4, help="concurrent requests for API models (default 4)")
     p.add_argument("--batch-size", type=int, default=None,
-                   help="batch size for local models (default 1; 64 with --backend vllm, one LLM.chat call per batch)")
+                   help="batch size for local models (default 8; 64 with --backend vllm, one LLM.chat call per batch)")
     p.add_argument("--max-tokens", type=int, default=None, help="most tokens to generate per answer")
     p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default 0: greedy)")
     p.add_argument("--system-prompt", default=None, metavar="TEXT",
@@ -198,9 +198,6 @@ def _type_name(kind: Any) -> str:
     return {int: "a whole number", float: "a number", Path: "a path"}.get(kind, "text")
 
 
-VLLM_BATCH = 64  # the default --batch-size on vLLM: it schedules a batch itself, so one sample per call wastes it
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     from vlmkit.core.errors import DataError
     from vlmkit.cli.exit_codes import STOPPED
@@ -227,7 +224,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _run_perf_mode(args, model_options, custom)
     options = RunOptions(
         work_dir=args.work_dir, mode=args.mode, limit=args.limit, nproc=args.nproc,
-        batch_size=args.batch_size or (VLLM_BATCH if args.backend == "vllm" else 1),
+        batch_size=args.batch_size,
         reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
         keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
         prompt_style=args.prompt_style, data_root=args.data_root,

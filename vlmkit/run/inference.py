@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tqdm import tqdm
 
 from vlmkit.core.contracts import Model, ModelView, model_view
 from vlmkit.core.message import normalise_conversation
@@ -22,6 +21,7 @@ from vlmkit.core.model_calls import Generation, error_record
 from vlmkit.core.reasoning import split_reasoning
 from vlmkit.run.failures import RunStopped
 from vlmkit.run.journal import Journal
+from vlmkit.run.progress import Progress
 from vlmkit.run.resume import request_fields
 
 
@@ -113,9 +113,10 @@ def run_api(
             if outcome["closed"]:
                 return None  # arrived after this thread left (Ctrl-C, a stop, a failure): abandoned
             journal.append(record)
-            outcome["errors"] += isinstance(result, BaseException)
+            failed = isinstance(result, BaseException)
+            outcome["errors"] += failed
             outcome["received"] += 1
-            bar.update(1)
+            bar.update(1, errors=failed)
             if outcome["stopping"]:
                 return None  # an answer that was in flight when the run stopped: kept, nothing more asked
             message = watch(record) if watch is not None else None
@@ -143,7 +144,7 @@ def run_api(
             finished.set()
 
     threads = [threading.Thread(target=worker, name=f"vlmkit-api-{i}", daemon=True) for i in range(n_threads)]
-    with tqdm(total=len(tasks), desc=desc, unit="sample", disable=not progress) as bar:
+    with Progress(len(tasks), desc, bar=progress) as bar:
         try:
             for thread in threads:
                 thread.start()
@@ -186,7 +187,7 @@ def run_local(
     size = max(1, batch_size)
     if by_length and size > 1:
         tasks = sorted(tasks, key=prompt_size)
-    with tqdm(total=len(tasks), desc=desc, unit="sample", disable=not progress) as bar:
+    with Progress(len(tasks), desc, bar=progress) as bar:
         for start in range(0, len(tasks), size):
             batch = tasks[start : start + size]
             began = time.perf_counter()
@@ -197,9 +198,11 @@ def run_local(
             except Exception as exc:
                 results = [exc] * len(batch)
             elapsed = (time.perf_counter() - began) * 1000 / len(batch)
+            failed = 0
             for task, result in zip(batch, results):
                 journal.append(_record(task, result, elapsed))
-                errors += isinstance(result, BaseException)
-            bar.update(len(batch))
+                failed += isinstance(result, BaseException)
+            errors += failed
+            bar.update(len(batch), errors=failed)
     return errors
 

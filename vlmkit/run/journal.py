@@ -4,21 +4,64 @@ A killed run loses at most the line being written; a rerun reads the journal bac
 samples that have no successful record. The first line is a header holding the run's fingerprint (see
 `vlmkit.run.resume`: what the answers depend on): a journal written under other settings is not silently mixed with
 new answers. Every line passes through `vlmkit.core.secrets.scrub` with the run's keys before it is written.
+
+A damaged journal costs no more than its damaged lines: the file is read as bytes, and a line that is not UTF-8 JSON
+(NUL bytes after a power loss, a line cut inside a character by a short write) is skipped, counted and named in one
+warning; every readable record is kept. A damaged header leaves the settings unknown (`stored_fingerprint` is None,
+`header_lost` is True).
+
+One process writes a pair's journal at a time: `open()` (or `lock()`) takes a non-blocking `fcntl.flock` on
+`<journal>.lock` beside it, holding the writer's pid; a second writer is refused (`JournalBusy`, one line naming that
+pid). The kernel drops the lock when its process ends, killed or not (where there is no fcntl, as on Windows, the
+pair is not locked). Within one opening, an index that has a
+successful record is never journalled again.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from vlmkit.core.cells import index_key
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; the pair is not locked there
+    fcntl = None  # type: ignore[assignment]
+
+from vlmkit.core.cells import index_key, listed
+from vlmkit.core.errors import ConfigError
 from vlmkit.core.files import move_aside
 from vlmkit.core.secrets import scrub
 
+log = logging.getLogger("vlmkit")
+
 HEADER_KEY = "__journal__"
+LOCK_SUFFIX = ".lock"
+
+
+class JournalBusy(ConfigError):
+    """Another live process is writing this journal (it holds the lock file beside it)."""
+
+
+def _parsed(raw: bytes) -> Any:
+    """One journal line as JSON, or None where it cannot be read (not UTF-8, not JSON, nested past the parser)."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, raw line without its newline) of every non-blank line, read as bytes."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            raw = raw.rstrip(b"\r\n")
+            if raw.strip():
+                yield number, raw
 
 
 class Journal:
@@ -30,17 +73,28 @@ class Journal:
         self._lines: dict[str, str] = {}  # each held record's line as the file has it (see `line`)
         self._read = False  # whether _records is the file: loaded (or set aside) here, and every append since
         self._fd: int | None = None  # an O_APPEND descriptor: each record is one write() call, nothing buffered
+        self._lock_fd: int | None = None  # the flock'ed lock file while this object holds the pair
+        self._lock_by_open = False  # open() took the lock (close() gives it back); lock() holds it until unlock()
+        self._answered_here: set[str] = set()  # index keys journalled with an answer since open()
+        self._reported: tuple[int, ...] | None = None  # the skipped lines last warned about (one warning per damage)
 
     # Reading -----------------------------------------------------------------------------------------------
-    def stored_fingerprint(self) -> dict[str, Any] | None:
+    def _first_line(self) -> bytes | None:
+        """The first non-blank line as bytes (None: no file, or nothing in it)."""
         if not self.path.exists():
             return None
-        with open(self.path, encoding="utf-8") as handle:
-            first = handle.readline()
-        try:
-            header = json.loads(first)
-        except json.JSONDecodeError:
-            return None
+        return next((raw for _, raw in _numbered_lines(self.path)), None)
+
+    def header_lost(self) -> bool:
+        """Whether the journal's first line is there but cannot be read (NUL bytes, not UTF-8, not JSON): the settings
+        it held are unknown. A journal without any header line (another tool's) is not one whose header was lost."""
+        first = self._first_line()
+        return first is not None and not isinstance(_parsed(first), dict)
+
+    def stored_fingerprint(self) -> dict[str, Any] | None:
+        """The header's fingerprint; None without a file, without a header line, or when that line is unreadable."""
+        first = self._first_line()
+        header = _parsed(first) if first is not None else None
         return header.get(HEADER_KEY) if isinstance(header, dict) else None
 
     def load(self) -> dict[str, dict[str, Any]]:
@@ -49,16 +103,27 @@ class Journal:
         self._read = True
         if not self.path.exists():
             return self._records
-        with open(self.path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # the line a killed run was writing
-                if isinstance(record, dict) and "index" in record:
-                    key = index_key(record["index"])
-                    self._records[key], self._lines[key] = record, line.rstrip("\n")
+        skipped: list[int] = []
+        for number, raw in _numbered_lines(self.path):
+            record = _parsed(raw)
+            if not isinstance(record, dict):
+                skipped.append(number)  # the line a killed run was writing, NUL bytes, a character cut in two
+                continue
+            if "index" in record:
+                key = index_key(record["index"])
+                self._records[key], self._lines[key] = record, raw.decode("utf-8")
+        self._report(skipped)
         return self._records
+
+    def _report(self, skipped: list[int]) -> None:
+        """One warning for the lines that could not be read (once per object for the same lines)."""
+        if not skipped or tuple(skipped) == self._reported:
+            return
+        self._reported = tuple(skipped)
+        header = " (line 1 was the header: the settings it held are unknown)" if skipped[0] == 1 else ""
+        log.warning("%s: skipped %d unreadable line(s) (line %s)%s; kept the %d readable record(s), only the rows "
+                    "whose lines were lost are asked again", self.path, len(skipped), listed(skipped), header,
+                    len(self._records))
 
     @property
     def records(self) -> dict[str, dict[str, Any]]:
@@ -87,7 +152,12 @@ class Journal:
         return aside
 
     def open(self) -> None:
+        """Open for appending; JournalBusy when another live process holds the pair's lock."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self._lock_fd is None:
+            self.lock()
+            self._lock_by_open = True
+        self._answered_here = set()
         new = not self.path.exists() or self.path.stat().st_size == 0
         if not new:
             self._repair_tail()
@@ -103,14 +173,22 @@ class Journal:
             if handle.read(1) != b"\n":
                 handle.write(b"\n")
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: dict[str, Any]) -> bool:
+        """Journal record; False (nothing written) when its index already has an answer journalled since open()."""
         if self._fd is None:
             raise RuntimeError("journal is not open")
+        key = index_key(record["index"])
+        if key in self._answered_here:
+            log.warning("%s: index %s was answered already in this run; its second record is not journalled",
+                        self.path, record["index"])
+            return False
         line = self._write(record)
         if self._secrets:  # held as the file holds it: every key scrubbed (these records become predictions.jsonl)
             record = json.loads(line)
-        key = index_key(record["index"])
         self._records[key], self._lines[key] = record, line
+        if record.get("error") is None:
+            self._answered_here.add(key)
+        return True
 
     def _write(self, obj: dict[str, Any]) -> str:
         """Append obj as one line; returns the line as written."""
@@ -128,6 +206,54 @@ class Journal:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._lock_by_open:
+            self.unlock()
+
+    # The pair's lock -----------------------------------------------------------------------------------------
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + LOCK_SUFFIX)
+
+    def lock(self) -> None:
+        """Hold the pair (idempotent): a non-blocking flock on the lock file beside the journal, which then holds this
+        process's pid. JournalBusy, naming the holder's pid, when another live process holds it."""
+        if self._lock_fd is not None or fcntl is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(100):  # the file may be removed by its holder between our open and flock: take the new one
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+                os.close(fd)
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES, errno.EAGAIN):
+                    raise
+                who = f"pid {holder}" if holder.isdigit() else "another process"
+                raise JournalBusy(f"{self.path}: another vlmkit run ({who}) is writing this journal; let it finish "
+                                  "or stop it, then run again (nothing was journalled by this run)") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.lock_path).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:  # locked a file its holder had just removed
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self._lock_fd = fd
+            return
+        raise JournalBusy(f"{self.path}: the lock file {self.lock_path.name} keeps changing; is another run starting?")
+
+    def unlock(self) -> None:
+        """Give the pair back: the lock file is removed while still held (so no waiter holds a removed file's lock)."""
+        if self._lock_fd is None:
+            return
+        try:
+            self.lock_path.unlink(missing_ok=True)
+        finally:
+            os.close(self._lock_fd)
+            self._lock_fd, self._lock_by_open = None, False
 
     def __enter__(self) -> "Journal":
         self.open()
