@@ -537,12 +537,15 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
                 "model": o.model,
                 "dataset": o.dataset,
                 "metric": ev.primary if ev else "-",
-                "value": ev.primary_value if ev else None,
+                "value": ev.formatted(ev.primary) if ev else None,  # on its scale, as `vlmkit report` shows it
                 "n": o.n_total,
                 "done": o.n_completed,
                 "errors": o.n_errors,
-                "unread": ev.counts.get("unread", ev.counts.get("unparsed")) if ev else None,  # after any judge
+                "unparsed": ev.counts.get("unread", ev.counts.get("unparsed")) if ev else None,  # after any judge
                 "status": o.status,
             }
         )
-    return format_table(rows, ["model", "dataset", "metric", "value", "n", "done", "errors", "unread", "status"])
+    table = format_table(rows, ["model", "dataset", "metric", "value", "n", "done", "errors", "unparsed", "status"])
+    also = [f"{o.model} x {o.dataset}: also " + ", ".join(f"{m} {o.evaluation.formatted(m)}" for m in o.evaluation.also)
+            for o in outcomes if o.evaluation is not None and o.evaluation.also]
+    return "\n".join([table, *also])

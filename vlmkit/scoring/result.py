@@ -24,10 +24,19 @@ class EvalResult:
     # (MME's per-category acc is percent, its sums points). None: read from the scorer's name.
     scale: Scale | None = None
     metric_scales: dict[str, Scale] = field(default_factory=dict)
+    # Metrics a user reads beside the primary one (custom QA's `contains` beside exact match): the console shows
+    # them under the table. Not a results.json field: every metric is in `metrics` there.
+    also: tuple[str, ...] = ()
 
     @property
     def primary_value(self) -> float:
         return self.metrics[self.primary]
+
+    def formatted(self, metric: str) -> str:
+        """A metric's value as its scale shows it (0.8056 as a fraction, 80.56 as percent)."""
+        scale = self.scale_of(metric)
+        value = self.metrics[metric]
+        return scale.format(value) if scale is not None else f"{value:.4g}"
 
     def scale_of(self, metric: str) -> Scale | None:
         """The scale `metric` is reported on (None only for a scorer vlmkit does not know that set none)."""

@@ -271,5 +271,6 @@ def score_text_qa(
         counts=counts,
         notes=notes,
         scale=Scale(PERCENT),
+        also=tuple(name for name in names if name != primary),
     )
 
