@@ -2,7 +2,7 @@
 
 pandas' `to_excel(engine="openpyxl")` costs ~19 µs a cell; this writer builds the sheet XML with f-strings in one
 pass and zips it at deflate level 1 (~1 µs a cell with the zipping; tools/bench_xlsx.py). pandas.read_excel and
-openpyxl read its files as they read pandas', and LibreOffice Calc reads every cell (tests/vlmkit/test_xlsx.py);
+openpyxl read its files as they read pandas', and LibreOffice Calc reads every cell (tests/vlmkit/outputs/test_xlsx.py);
 Excel was not at hand to try, so the layout keeps to what ECMA-376 and Excel require rather than to what some
 reader happens to accept.
 
