@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import logging
 import sys
@@ -332,6 +333,17 @@ def main(argv: list[str] | None = None) -> int:
     except user_errors() as exc:
         print(f"vlmkit: error: {exc}", file=sys.stderr)
         return BAD_INPUT
+    except OSError as exc:
+        if exc.errno not in UNWRITABLE:
+            raise
+        where = exc.filename or "the work dir"
+        print(f"vlmkit: error: cannot write {where} ({exc.strerror}); every answer journalled before this is kept: "
+              "make room (or make it writable) and run the same command again to resume", file=sys.stderr)
+        return BAD_INPUT
+
+
+# A disk that is full (or a file-size limit reached), or a work dir that cannot be written: the user's to fix.
+UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 if __name__ == "__main__":
