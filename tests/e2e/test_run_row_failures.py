@@ -9,9 +9,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from tests.support.run_helpers import chat_only, chat_requests, vlmkit_cli
+from tests.support.run_helpers import chat_only, chat_requests, run_served, vlmkit_cli
 from tests.support.media_files import write_tone
-from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
+from tests.support.servers import FaultServer, Recorded, Reply, chat_reply, models_reply
 
 
 def answer(request: Recorded) -> Reply:
@@ -48,3 +48,13 @@ def test_unreadable_audio_and_video_are_listed_with_their_first_row(tmp_path: Pa
     results = json.loads(next(work.rglob("results.json")).read_text())
     assert results["errors_by_kind"]["bad_media"]["count"] == 2
     assert "broken.mp4" in (work / "served").joinpath(results["dataset"]["name"], "predictions.jsonl").read_text()
+
+
+def test_an_answer_that_is_none_of_the_options_is_said_on_the_console(lmu_root: Path, tmp_path: Path):
+    """Before, only results.json said so (issue 22)."""
+    rows = ["index\tquestion\tA\tB\tanswer"] + [f"{i}\tPick {i}\tred\tblue\t{'E' if i == 3 else 'A'}" for i in range(5)]
+    (lmu_root / "Picks.tsv").write_text("\n".join(rows) + "\n")
+    with FaultServer(lambda r: chat_reply("A") if r.method == "POST" else models_reply("served")) as server:
+        result = run_served(server.base_url, tmp_path / "out", lmu_root, data="Picks")
+    line = next(line for line in result.stdout.splitlines() if "not one of their options" in line)
+    assert line.startswith("served x Picks: 1 row(s) have an answer that is not one of their options") and "3" in line

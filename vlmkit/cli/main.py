@@ -257,6 +257,11 @@ def report_outcomes(outcomes: list) -> int:
         label = f"{outcome.model} x {outcome.dataset}"
         for line in summary_lines(label, outcome.errors, outcome.scoring_failures):
             print(line)
+        if outcome.evaluation is not None and (bad := outcome.evaluation.counts.get("invalid_target")):
+            # a reference the scorer cannot use (an answer that is none of the row's options): said here, not only
+            # in results.json; the scorer's note names the rows
+            note = next((n for n in outcome.evaluation.notes if n.startswith(f"{bad} row(s)")), None)
+            print(f"{label}: {note or f'{bad} row(s) have a reference answer the scorer cannot use (scored as misses)'}")
         if outcome.files.get("results"):
             print(f"{label}: {outcome.files['results']}")
     for outcome in outcomes:
