@@ -35,11 +35,10 @@ def evaluate(data: str | list[str], model: str | list[str], *, judge: str | None
     if unknown:
         raise TypeError(f"evaluate() got unknown option(s) {', '.join(unknown)}; "
                         f"known: {', '.join(sorted(run_fields | model_fields))}")
-    run_options = RunOptions(**{k: v for k, v in options.items() if k in run_fields})
-    if "work_dir" in options:
-        run_options.work_dir = Path(options["work_dir"])
-    if "progress" not in options:
-        run_options.progress = sys.stderr.isatty()
+    run_kwargs = {"progress": sys.stderr.isatty(), **{k: v for k, v in options.items() if k in run_fields}}
+    if "work_dir" in run_kwargs:
+        run_kwargs["work_dir"] = Path(run_kwargs["work_dir"])
+    run_options = RunOptions(**run_kwargs)
     model_options = ModelOptions(**{k: v for k, v in options.items() if k in model_fields})
     judge_options = JudgeOptions(name=judge) if judge else None
     datasets = [data] if isinstance(data, str) else list(data)

@@ -339,16 +339,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"vlmkit: error: {exc}", file=sys.stderr)
         return BAD_INPUT
     except OSError as exc:
-        if exc.errno not in UNWRITABLE:
+        if exc.errno not in NO_ROOM | NO_PERMISSION:
             raise
         where = exc.filename or "the work dir"
-        print(f"vlmkit: error: cannot write {where} ({exc.strerror}); every answer journalled before this is kept: "
-              "make room (or make it writable) and run the same command again to resume", file=sys.stderr)
+        what = "cannot write" if exc.errno in NO_ROOM else "cannot use"  # a permission error may be a read
+        print(f"vlmkit: error: {what} {where} ({exc.strerror}); every answer journalled before this is kept: "
+              "make room (or fix the permission) and run the same command again to resume", file=sys.stderr)
         return BAD_INPUT
 
 
-# A disk that is full (or a file-size limit reached), or a work dir that cannot be written: the user's to fix.
-UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
+# The user's to fix: a disk that is full (or a file-size limit reached) or read-only, and a path not permitted.
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+NO_PERMISSION = frozenset({errno.EACCES, errno.EPERM})
 
 
 if __name__ == "__main__":

@@ -7,9 +7,11 @@ team sharing a work dir or `$LMUData` can read each other's results: the tempora
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import queue
+import socket
 import stat
 import threading
 from collections.abc import Iterator
@@ -215,20 +217,37 @@ def _fetch(url: str, dest: Path, timeout: float, progress: bool) -> None:
         Path(tmp).unlink(missing_ok=True)
 
 
+_REASONS = {errno.ECONNREFUSED: "refused the connection", errno.ENETUNREACH: "cannot be reached (no network)",
+            errno.EHOSTUNREACH: "cannot be reached (no route to the host)"}
+
+
 def _unreachable(exc: requests.RequestException) -> str:
-    """What went wrong with a download, in a few words (urllib3's own text runs to hundreds of characters)."""
+    """What went wrong with a download, in a few words (urllib3's own text runs to hundreds of characters): read from
+    the OS error at the bottom of the chain requests and urllib3 wrap it in."""
     if isinstance(exc, requests.HTTPError) and exc.response is not None:
         return f"answered HTTP {exc.response.status_code}"
     if isinstance(exc, requests.Timeout):
         return "did not answer in time"
-    text = str(exc)
-    for needle, reason in (("Name or service not known", "names a host that cannot be resolved (offline?)"),
-                           ("Temporary failure in name resolution", "names a host that cannot be resolved (offline?)"),
-                           ("Connection refused", "refused the connection"),
-                           ("Network is unreachable", "cannot be reached (no network)")):
-        if needle in text:
-            return reason
+    for cause in _causes(exc):
+        if isinstance(cause, socket.gaierror):
+            return "names a host that cannot be resolved (offline?)"
+        if isinstance(cause, OSError) and cause.errno in _REASONS:
+            return _REASONS[cause.errno]
     return f"could not be fetched ({exc.__class__.__name__})"
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """exc and what it wraps: __cause__/__context__, urllib3's `reason`, an exception passed as an argument."""
+    seen: set[int] = set()
+    stack: list[BaseException] = [exc]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        wrapped = [current.__cause__, current.__context__, getattr(current, "reason", None), *current.args]
+        stack.extend(w for w in wrapped if isinstance(w, BaseException))
 
 
 def download_verified(url: str, dest: Path, md5: str | None, *, timeout: float = 60.0, progress: bool = True) -> Path:
