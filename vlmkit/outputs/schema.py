@@ -43,6 +43,18 @@ class PrimaryMetric(ScaleBlock, total=False):
     value: float | None
 
 
+class VlmevalkitBlock(TypedDict, total=False):
+    """`scoring.vlmevalkit` (vlmkit.scoring.vlmevalkit_figure.VlmevalkitFigure.to_dict)."""
+
+    repo: str
+    commit: str
+    primary_metric: dict[str, Any]  # name, value
+    metrics: dict[str, Any]
+    differing_rows: int
+    rows: list[dict[str, Any]]  # index, vlmkit, vlmevalkit[, vlmkit_score, vlmevalkit_score]
+    notes: list[str]
+
+
 class Scoring(TypedDict, total=False):
     """The scorer's block (vlmkit.scoring.result.EvalResult.to_dict)."""
 
@@ -54,6 +66,7 @@ class Scoring(TypedDict, total=False):
     breakdown: list[dict[str, Any]] | None  # the summary table's rows
     counts: dict[str, Any]  # unparsed, unread, by_rule, ... (after any judge)
     notes: list[str]
+    vlmevalkit: VlmevalkitBlock | None  # the figure VLMEvalKit would print (vlmkit.scoring.vlmevalkit_figure)
 
 
 class Counts(TypedDict, total=False):

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.scoring.scales import Scale, default_scale, infer_scale
+from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 
 @dataclass
@@ -27,6 +28,9 @@ class EvalResult:
     # Metrics a user reads beside the primary one (custom QA's `contains` beside exact match): the console shows
     # them under the table. Not a results.json field: every metric is in `metrics` there.
     also: tuple[str, ...] = ()
+    # The figure VLMEvalKit would print for the same replies (vlmkit.scoring.vlmevalkit_figure); None where the
+    # scorer does not compute it.
+    vlmevalkit: VlmevalkitFigure | None = None
 
     @property
     def primary_value(self) -> float:
@@ -66,4 +70,5 @@ class EvalResult:
             "breakdown": breakdown,
             "counts": self.counts,
             "notes": self.notes,
+            "vlmevalkit": self.vlmevalkit.to_dict() if self.vlmevalkit is not None else None,
         }
