@@ -538,6 +538,7 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
                 "dataset": o.dataset,
                 "metric": ev.primary if ev else "-",
                 "value": ev.formatted(ev.primary) if ev else None,  # on its scale, as `vlmkit report` shows it
+                "vlmevalkit": _vlmevalkit_value(ev),
                 "n": o.n_total,
                 "done": o.n_completed,
                 "errors": o.n_errors,
@@ -545,7 +546,19 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
                 "status": o.status,
             }
         )
-    table = format_table(rows, ["model", "dataset", "metric", "value", "n", "done", "errors", "unparsed", "status"])
+    columns = ["model", "dataset", "metric", "value", "vlmevalkit", "n", "done", "errors", "unparsed", "status"]
+    if all(row["vlmevalkit"] is None for row in rows):
+        columns.remove("vlmevalkit")
+    table = format_table(rows, columns)
     also = [f"{o.model} x {o.dataset}: also " + ", ".join(f"{m} {o.evaluation.formatted(m)}" for m in o.evaluation.also)
             for o in outcomes if o.evaluation is not None and o.evaluation.also]
     return "\n".join([table, *also])
+
+
+def _vlmevalkit_value(ev: EvalResult | None) -> str | None:
+    """VLMEvalKit's headline for the same replies, on vlmkit's scale (None where the scorer does not compute it)."""
+    if ev is None or ev.vlmevalkit is None or ev.vlmevalkit.primary_value is None:
+        return None
+    scale = ev.scale_of(ev.vlmevalkit.primary)
+    value = ev.vlmevalkit.primary_value
+    return scale.format(value) if scale is not None else f"{value:.4g}"
