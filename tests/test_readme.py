@@ -29,8 +29,12 @@ def test_the_python_example_runs_as_written(tmp_path: Path):
 def test_ci_installs_what_the_readme_says():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     setup = README.split("## Set up and run the main job", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
-    install = next(line for line in setup.splitlines() if line.startswith('pip install -e ".[local,dev]"'))
-    assert 'pip install -e ".[local,dev]"' in ci and install.split(" && ")[0] in ci
-    assert "pip install torch==2.13.0" in ci and "pip install torch==2.13.0" in README
+    (command,) = [line for line in setup.splitlines() if line.strip() and not line.startswith("#")]  # one command
+    steps = command.split(" && ")
+    assert steps[0] == "python3 -m venv .venv" and steps[0] in ci
+    assert steps[1] == ". .venv/bin/activate" and steps[1] in ci
+    assert steps[2].startswith("pip install torch==2.13.0") and "pip install torch==2.13.0" in ci
+    assert steps[3] == 'pip install -e ".[local,dev]"' and steps[3] in ci
+    assert steps[4].startswith("vlmkit run ")
     tests = README.split("## Run the tests", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     assert tests.split("#", 1)[0].strip() in ci
