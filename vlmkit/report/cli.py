@@ -2,7 +2,8 @@
 
 Where things go: the table is printed and written as report.csv and report.md into --out (default: the first
 WORK_DIR, beside the runs it lists); --html writes the page where it says. --diff prints the changed samples (and,
-with --html, writes a page of the two runs with the changes on top); it writes no csv or md.
+with --html, writes a page of the two runs with the changes on top); it writes no csv or md. --explain prints, for
+one run, how far each difference from VLMEvalKit moves its score (vlmkit.report.explain); it writes nothing.
 """
 
 from __future__ import annotations
@@ -10,17 +11,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+DIFF_ROWS = 200  # --diff: changed samples printed unless --max-rows says otherwise
+
 DESCRIPTION = (
     "Read every results.json under the work dirs (<work>/<model>/<dataset>/results.json; runs set aside as "
     "results.staleN.json too with --all) and print the primary metric of each model x dataset on its own scale, "
     "with n and status; write it as report.csv and report.md; --html writes one self-contained page with the "
     "leaderboard, each run's breakdown, a sample browser and the perf runs. --diff A B lists the samples whose "
-    "verdict changed between two runs of one dataset."
+    "verdict changed between two runs of one dataset. --explain RUN says, for one run, how far each difference from "
+    "VLMEvalKit moves the score: the answer reading, the prompt family, the preset and the judge."
 )
 EPILOG = (
     "Marks: `0.8100*` a partial run (failed samples count as misses); no value: the run was not scored (its status "
     "says why); `(inferred)` after a scale: an older results.json, its scale read from the scorer's name. "
-    "Exit codes: 0 written; 2 bad input (nothing found, an unreadable run, --diff across datasets)."
+    "`vlmevalkit`: the figure VLMEvalKit would print for the same replies, on the same scale (blank where the scorer "
+    "does not compute it). Example: vlmkit report outputs/Qwen2-VL-2B/MMStar --explain. "
+    "Exit codes: 0 written (or printed); 2 bad input (nothing found, an unreadable run, --diff across datasets, "
+    "--explain with --diff or --html)."
 )
 
 
@@ -45,8 +52,13 @@ def add_report_parser(subparsers: argparse._SubParsersAction) -> None:
                    "the page near 9.6 MB; 0: none, the page shows image paths)")
     p.add_argument("--diff", nargs=2, default=None, metavar=("RUN_A", "RUN_B"),
                    help="two run folders or results.json files of one dataset: the samples whose verdict changed")
-    p.add_argument("--max-rows", type=int, default=200, metavar="N",
-                   help="--diff: most changed samples printed (default 200; 0: all; the page has them all)")
+    p.add_argument("--explain", nargs="?", const=True, default=None, metavar="RUN",
+                   help="for one run (a run folder or results.json; or the one WORK_DIR given), how far each "
+                   "difference from VLMEvalKit moves its score: reading, prompt family, preset, judge. Prints only. "
+                   "Example: vlmkit report --explain outputs/Qwen2-VL-2B/MMStar")
+    p.add_argument("--max-rows", type=int, default=None, metavar="N",
+                   help="most rows printed: --diff's changed samples (default 200; the page has them all), "
+                   "--explain's rows read differently (default 10); 0: all")
     p.set_defaults(func=run_report_command)
 
 
@@ -59,10 +71,16 @@ def run_report_command(args: argparse.Namespace) -> int:
     if args.thumb_size is not None and args.thumb_size < 0:
         print("vlmkit report: error: --thumb-size must be 0 or more", file=sys.stderr)
         return 2
-    if args.max_rows < 0:
+    if args.max_rows is not None and args.max_rows < 0:
         print("vlmkit report: error: --max-rows must be 0 or more", file=sys.stderr)
         return 2
+    if args.explain is not None and (args.diff or args.html):
+        other = "--diff" if args.diff else "--html"
+        print(f"vlmkit report: error: --explain prints one run; it does not go with {other}", file=sys.stderr)
+        return 2
     try:
+        if args.explain is not None:
+            return _explain(args)
         return _diff(args) if args.diff else _table(args)
     except ReportInputError as exc:
         print(f"vlmkit report: error: {exc}", file=sys.stderr)
@@ -118,9 +136,27 @@ def _diff(args: argparse.Namespace) -> int:
     a, b = (resolve_run(spec, warnings) for spec in args.diff)
     _warn(warnings)
     diff = diff_runs(a, b)
-    print(diff_text(diff, most=args.max_rows or None))
+    most = DIFF_ROWS if args.max_rows is None else args.max_rows or None
+    print(diff_text(diff, most=most))
     if args.html:
         _write_html(args, leaderboard([a, b]), diff=diff)
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from vlmkit.report.explain import MOST_ROWS, explain
+    from vlmkit.report.runs import ReportInputError, resolve_run
+
+    spec = args.explain
+    if spec is True:  # `--explain` after the run: the one WORK_DIR given names it
+        if len(args.work_dirs) != 1:
+            raise ReportInputError("--explain needs one run: give a run folder or results.json")
+        spec = str(args.work_dirs[0])
+    warnings: list[str] = []
+    run = resolve_run(spec, warnings)
+    _warn(warnings)
+    most = MOST_ROWS if args.max_rows is None else args.max_rows or None
+    print(explain(run, most_rows=most))
     return 0
 
 

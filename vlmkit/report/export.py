@@ -1,11 +1,13 @@
 """The leaderboard as text: the console table, report.md and report.csv.
 
-- Console: one line per run (model, dataset, metric, value, scale, n, done, errors, unparsed, status, completed;
-  plus the file with --all), numbers right-aligned, then the models x datasets grid when there are at least two
-  of each, then the legend.
+- Console: one line per run (model, dataset, metric, value, vlmevalkit, scale, n, done, errors, unparsed, status,
+  completed; plus the file with --all), numbers right-aligned, then the models x datasets grid when there are at
+  least two of each, then the legend. `vlmevalkit` (VLMEvalKit's figure for the same replies) is there when some
+  run has one, as in `vlmkit run`'s summary.
 - report.md: the grid (best figure per dataset in bold), the runs table and the legend.
 - report.csv: one row per run with raw values (value empty where there is none) and everything needed to read
-  them: scale, higher_is_better, out_of, scale_source, status, the results file.
+  them: scale, higher_is_better, out_of, scale_source, status, the results file; `vlmevalkit` (raw),
+  `vlmevalkit_display`, `vlmevalkit_differing_rows` and `vlmevalkit_commit` always, empty where absent.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from vlmkit.core.spreadsheet import csv_line_end, spreadsheet_text
-from vlmkit.report.table import Row, grid, legend
+from vlmkit.report.table import Row, grid, has_vlmevalkit, legend
 
-RUN_COLUMNS = ("model", "dataset", "metric", "value", "scale", "n", "done", "errors", "unparsed", "status", "completed")
-NUMERIC = frozenset({"value", "n", "done", "errors", "unparsed"})
+RUN_COLUMNS = (
+    "model", "dataset", "metric", "value", "vlmevalkit", "scale", "n", "done", "errors", "unparsed", "status",
+    "completed",
+)  # fmt: skip
+NUMERIC = frozenset({"value", "vlmevalkit", "n", "done", "errors", "unparsed"})
 CSV_COLUMNS = (
-    "model", "dataset", "metric", "value", "display", "scale", "higher_is_better", "out_of", "scale_source", "n",
-    "done", "errors", "not_run", "unparsed", "status", "best", "latest", "completed_at", "results",
+    "model", "dataset", "metric", "value", "display", "vlmevalkit", "vlmevalkit_display", "vlmevalkit_differing_rows",
+    "vlmevalkit_commit", "scale", "higher_is_better", "out_of", "scale_source", "n", "done", "errors", "not_run",
+    "unparsed", "status", "best", "latest", "completed_at", "results",
 )  # fmt: skip
 
 
@@ -38,6 +44,7 @@ def run_cells(row: Row, *, with_file: bool = False) -> dict[str, Any]:
         "dataset": run.dataset,
         "metric": run.metric or "-",
         "value": row.display,
+        "vlmevalkit": row.vlmevalkit,
         "scale": row.scale_label,
         "n": run.n,
         "done": run.counts.get("completed"),
@@ -67,9 +74,15 @@ def fixed_width(header: list[str], rows: list[list[Any]], right: set[int]) -> st
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in cells)])
 
 
+def _run_table(rows: list[Row], with_file: bool) -> tuple[list[str], list[list[Any]]]:
+    """The runs table's header and rows; `vlmevalkit` only where some run carries VLMEvalKit's figure."""
+    columns = [c for c in RUN_COLUMNS if c != "vlmevalkit" or has_vlmevalkit(rows)] + (["file"] if with_file else [])
+    cells = [run_cells(r, with_file=with_file) for r in rows]
+    return columns, [[c[name] for name in columns] for c in cells]
+
+
 def console(rows: list[Row], *, with_file: bool = False) -> str:
-    columns = list(RUN_COLUMNS) + (["file"] if with_file else [])
-    body = [list(run_cells(r, with_file=with_file).values()) for r in rows]
+    columns, body = _run_table(rows, with_file)
     parts = [fixed_width(columns, body, {i for i, c in enumerate(columns) if c in NUMERIC})]
     table = grid(rows)
     if len(table.models) >= 2 and len(table.columns) >= 2:
@@ -120,9 +133,8 @@ def markdown(rows: list[Row], *, title: str = "vlmkit report", with_file: bool =
         lines = [[_md_escape(m), *(_grid_cell(table.cells.get((m, c)), md=True) for c in table.columns)]
                  for m in table.models]
         out += _md_table(header, lines, set(range(1, len(header))), escaped=True) + [""]
-    columns = list(RUN_COLUMNS) + (["file"] if with_file else [])
+    columns, body = _run_table(rows, with_file)
     out += ["## Runs", ""]
-    body = [list(run_cells(r, with_file=with_file).values()) for r in rows]
     out += _md_table(columns, body, {i for i, c in enumerate(columns) if c in NUMERIC}) + [""]
     notes = legend(rows)
     if notes:
@@ -142,6 +154,10 @@ def csv_text(rows: list[Row]) -> str:
             "metric": run.metric or "",
             "value": "" if run.value is None else repr(run.value),
             "display": row.display,
+            "vlmevalkit": "" if run.vlmevalkit_value is None else repr(run.vlmevalkit_value),
+            "vlmevalkit_display": row.vlmevalkit,
+            "vlmevalkit_differing_rows": _text(run.vlmevalkit_differing),
+            "vlmevalkit_commit": _text((run.vlmevalkit or {}).get("commit")),
             "scale": scale.kind if scale else "",
             "higher_is_better": "" if scale is None else str(scale.higher_is_better).lower(),
             "out_of": "" if scale is None or scale.out_of is None else f"{scale.out_of:g}",

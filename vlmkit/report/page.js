@@ -164,6 +164,8 @@
     const columns = [
       { key: "model", label: "model" }, { key: "dataset", label: "dataset" }, { key: "metric", label: "metric" },
       { key: "value", label: "value", num: true, first: "desc", cell: (r) => r.display || "", cls: (r) => (r.value === null ? "nodata" : r.status === "partial" ? "partial" : "") },
+      ...(RUNS.some((r) => r.vlmevalkit && r.vlmevalkit.display) ? [{ key: "vlmevalkit", label: "vlmevalkit", num: true, first: "desc",
+        value: (r) => (r.vlmevalkit ? r.vlmevalkit.value : null), cell: (r) => (r.vlmevalkit ? r.vlmevalkit.display : ""), cls: (r) => (r.vlmevalkit && r.vlmevalkit.value !== null ? "" : "nodata") }] : []),
       { key: "scale", label: "scale" }, { key: "n", label: "n", num: true, cell: (r) => fmtInt(r.n) },
       { key: "done", label: "done", num: true, cell: (r) => fmtInt(r.done) }, { key: "errors", label: "errors", num: true, cell: (r) => fmtInt(r.errors) },
       { key: "unparsed", label: "unparsed", num: true, cell: (r) => fmtInt(r.unparsed) },
@@ -193,14 +195,17 @@
     const stat = (v, label) => h("div", { class: "stat" }, h("b", { text: v === null || v === undefined || v === "" ? "\u2014" : v }), h("span", { text: label }));
     const parts = [
       h("div", { class: "stats" },
-        stat(run.display, (run.metric || "value") + (run.scale ? " \u00b7 " + run.scale : "")), stat(fmtInt(run.n), "samples"),
+        stat(run.display, (run.metric || "value") + (run.scale ? " \u00b7 " + run.scale : "")),
+        run.vlmevalkit ? stat(run.vlmevalkit.display, "VLMEvalKit " + (run.vlmevalkit.metric || "") + (run.vlmevalkit.differing === null ? "" : " \u00b7 " + fmtInt(run.vlmevalkit.differing) + " rows read differently")) : null,
+        stat(fmtInt(run.n), "samples"),
         stat(fmtInt(run.done), "answered"), stat(fmtInt(run.errors), "errors"), stat(fmtInt(run.unparsed), "unparsed"),
         h("div", { class: "stat" }, h("b", {}, statusBadge(run.status)), h("span", { text: "completed " + run.completed })),
       ),
       h("div", { class: "tag", text: run.file, style: "display:inline-block;margin-bottom:6px" }),
     ];
     const errs = Object.entries(run.errors_by_kind || {});
-    const notes = run.notes.concat(errs.map(([k, e]) => k + ": " + e.count + " (first at index " + e.first_index + ": " + (e.first_message || "") + ")"));
+    const vnotes = run.vlmevalkit ? run.vlmevalkit.notes.map((n) => "VLMEvalKit (" + run.vlmevalkit.source + "): " + n) : [];
+    const notes = run.notes.concat(vnotes, errs.map(([k, e]) => k + ": " + e.count + " (first at index " + e.first_index + ": " + (e.first_message || "") + ")"));
     if (notes.length) parts.push(h("ul", { class: "notes" }, notes.map((n) => h("li", { text: n }))));
     if (run.breakdown) parts.push(h("h3", { text: "Breakdown" }), breakdownTable(run.breakdown));
     parts.push(h("h3", {}, "Samples ", h("small", { text: "filters are kept in the address (#filter=wrong&cat=...)" })));

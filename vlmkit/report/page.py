@@ -139,6 +139,7 @@ def _run_entry(row: Row, ident: str) -> dict[str, Any]:
         "metric": run.metric,
         "value": _plain(run.value),
         "display": row.display,
+        "vlmevalkit": _vlmevalkit_entry(row),
         "scale": row.scale_label,
         "hib": scale.higher_is_better if scale else True,
         "n": run.n,
@@ -155,6 +156,22 @@ def _run_entry(row: Row, ident: str) -> dict[str, Any]:
         "breakdown": breakdown_block(run),
         "samples": None,
         "sample_note": None,
+    }
+
+
+def _vlmevalkit_entry(row: Row) -> dict[str, Any] | None:
+    """VLMEvalKit's figure for the same replies (results.json `scoring.vlmevalkit`); None where absent."""
+    run = row.run
+    if run.vlmevalkit is None:
+        return None
+    notes = run.vlmevalkit.get("notes")
+    return {
+        "value": _plain(run.vlmevalkit_value),
+        "display": row.vlmevalkit,
+        "metric": run.vlmevalkit_metric,
+        "differing": run.vlmevalkit_differing,
+        "source": run.vlmevalkit_source,
+        "notes": [str(n) for n in notes] if isinstance(notes, list) else [],
     }
 
 

@@ -10,10 +10,15 @@ fallback: a model folder holds a sanitised name).
 The headline figure's scale comes from results.json (`scoring.primary_metric.scale`, written since scales were
 recorded); for an older file it is inferred from the scorer's name (`scale_source: "inferred"`, said in the
 report), and a scorer vlmkit does not know leaves it unknown.
+
+`scoring.vlmevalkit` (written since issue 23; null or absent where the scorer does not compute it) is the figure
+VLMEvalKit would print for the same replies: `vlmevalkit_value` is its headline, shown on the scale of the metric it
+names (the figure uses vlmkit's metric names and scales).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from fnmatch import fnmatchcase
@@ -49,6 +54,36 @@ class Run:
     scoring: dict[str, Any] = field(default_factory=dict)  # results.json `scoring` (or {})
     results: Results = field(default_factory=Results)  # the whole document
     latest: bool = True  # the newest run of its (model, dataset) pair
+    vlmevalkit: dict[str, Any] | None = None  # results.json `scoring.vlmevalkit`; None where absent or null
+    vlmevalkit_value: float | None = None  # its headline; None unless the run has a scored figure
+
+    @property
+    def vlmevalkit_metric(self) -> str | None:
+        """The name of VLMEvalKit's headline figure (one of vlmkit's metric names)."""
+        primary = (self.vlmevalkit or {}).get("primary_metric")
+        name = primary.get("name") if isinstance(primary, dict) else None
+        return name if isinstance(name, str) else None
+
+    @property
+    def vlmevalkit_differing(self) -> int | None:
+        """How many rows VLMEvalKit's reading takes differently (`differing_rows`); None where not recorded."""
+        count = (self.vlmevalkit or {}).get("differing_rows")
+        return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+    @property
+    def vlmevalkit_source(self) -> str:
+        """`open-compass/VLMEvalKit @ e8e78f05`: the code VLMEvalKit's figure follows, as results.json names it."""
+        block = self.vlmevalkit or {}
+        repo, commit = block.get("repo") or "VLMEvalKit", block.get("commit")
+        return f"{repo} @ {commit}" if commit else f"{repo} (commit not recorded)"
+
+    @property
+    def vlmevalkit_scale(self) -> Scale | None:
+        """The scale of VLMEvalKit's headline: that of the vlmkit metric it names, else the run's headline's."""
+        name = self.vlmevalkit_metric
+        if name is None or name == self.metric:
+            return self.scale
+        return self.figure_scale(name) or self.scale
 
     @property
     def run_dir(self) -> Path:
@@ -100,6 +135,11 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
+def _finite(value: Any) -> float | None:
+    number = _number(value)
+    return number if number is not None and math.isfinite(number) else None
+
+
 def load_run(path: Path, warnings: list[str] | None = None) -> Run:
     """Read one results.json; ReportInputError (one line naming the file) when it is not a results document. Its
     fields of the wrong type are left out, said in one line appended to `warnings`."""
@@ -124,6 +164,12 @@ def load_run(path: Path, warnings: list[str] | None = None) -> Run:
     run.metric = primary.get("name")
     if run.status in SCORED:
         run.value = _number(primary.get("value"))
+    block = scoring.get("vlmevalkit")
+    if isinstance(block, dict):
+        run.vlmevalkit = block
+        headline = block.get("primary_metric")
+        if run.status in SCORED and isinstance(headline, dict):
+            run.vlmevalkit_value = _finite(headline.get("value"))
     recorded = Scale.from_dict(primary)
     if recorded is not None:
         run.scale, run.scale_source = recorded, "recorded"

@@ -4,6 +4,9 @@ A figure is shown on its own scale (vlmkit.scoring.scales). A partial run's figu
 samples count as misses); a run without a scored figure (failed, no target, inference only) shows no value, only
 its status. The best figure of each dataset is marked among its finished (`success`) runs of the same metric and
 scale, by the metric's direction.
+
+Beside the value, `vlmevalkit` is the figure VLMEvalKit would print for the same replies (results.json
+`scoring.vlmevalkit`), on the same scale and with the same partial mark; blank where the scorer did not compute it.
 """
 
 from __future__ import annotations
@@ -11,12 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vlmkit.report.runs import Run
+from vlmkit.scoring.scales import Scale
 
 PARTIAL_MARK = "*"
 LEGEND = {
     "partial": f"{PARTIAL_MARK} partial run: some samples failed or were not run and count as misses (see done / n)",
     "inferred": "(inferred): results.json written before scales were recorded; scale read from the scorer's name",
     "empty": "no value: the run was not scored (failed, no target, or inference only); see status",
+    "vlmevalkit": "vlmevalkit: the figure VLMEvalKit ({where}) would print for the same replies, on the same scale; "
+                  "blank where the scorer does not compute it. `vlmkit report --explain RUN` says where they differ",
 }
 
 
@@ -25,6 +31,7 @@ class Row:
     run: Run
     display: str  # the value on its scale, with PARTIAL_MARK for a partial run; "" without a scored figure
     best: bool = False
+    vlmevalkit: str = ""  # VLMEvalKit's figure on the same scale (with PARTIAL_MARK); "" where there is none
 
     @property
     def scale_label(self) -> str:
@@ -40,11 +47,20 @@ class Row:
         return f"{run.dataset} ({run.metric or '-'}, {self.scale_label or 'no scale'})"
 
 
-def display_value(run: Run) -> str:
-    if run.value is None:
+def _shown(value: float | None, scale: Scale | None, status: str) -> str:
+    if value is None:
         return ""
-    text = run.scale.format(run.value) if run.scale is not None else f"{run.value:g}"
-    return text + (PARTIAL_MARK if run.status == "partial" else "")
+    text = scale.format(value) if scale is not None else f"{value:g}"
+    return text + (PARTIAL_MARK if status == "partial" else "")
+
+
+def display_value(run: Run) -> str:
+    return _shown(run.value, run.scale, run.status)
+
+
+def display_vlmevalkit(run: Run) -> str:
+    """VLMEvalKit's headline as the value column shows vlmkit's: on its scale, `*` for a partial run."""
+    return _shown(run.vlmevalkit_value, run.vlmevalkit_scale, run.status)
 
 
 def _comparable(run: Run) -> tuple[str, str | None, str | None]:
@@ -68,7 +84,7 @@ def best_runs(runs: list[Run]) -> set[int]:
 
 def leaderboard(runs: list[Run]) -> list[Row]:
     best = best_runs(runs)
-    return [Row(run, display_value(run), id(run) in best) for run in runs]
+    return [Row(run, display_value(run), id(run) in best, display_vlmevalkit(run)) for run in runs]
 
 
 @dataclass
@@ -103,4 +119,12 @@ def legend(rows: list[Row]) -> list[str]:
         lines.append(LEGEND["inferred"])
     if any(r.run.value is None for r in rows):
         lines.append(LEGEND["empty"])
+    commits = sorted({r.run.vlmevalkit_source for r in rows if r.vlmevalkit})
+    if commits:
+        lines.append(LEGEND["vlmevalkit"].format(where=", ".join(commits)))
     return lines
+
+
+def has_vlmevalkit(rows: list[Row]) -> bool:
+    """Whether any row carries VLMEvalKit's figure (the console and markdown tables show the column only then)."""
+    return any(r.vlmevalkit for r in rows)
