@@ -20,7 +20,18 @@ Columns (tab-separated, one benchmark per line, `#` lines and blank lines ignore
 - url, md5    where the TSV is downloaded from and its MD5 (blank: none known / not checked).
 - description one line for `vlmkit list datasets` (searched by `--search`).
 - notes       where vlmkit deliberately differs from VLMEvalKit or VLMEvalKit's entry is defective; written into
-              results.json notes of every run of the benchmark ("; " separates several).
+              results.json notes of every run of the benchmark ("; " separates several). A note that says what
+              VLMEvalKit does describes its code at the pinned commit
+              (vlmkit.scoring.vlmevalkit_figure.VLMEVALKIT_COMMIT).
+- vlmevalkit_type   VLMEvalKit's dataset TYPE for the benchmark (what its `DATASET_TYPE` gives the model wrappers:
+              MCQ, Y/N, VQA, MCQ_MMMU_Pro, MMERealWorld, Short, Video-MCQ, ...), read from the TYPE of the class that
+              serves the rows; several joined by `+` where VLMEvalKit asks the wrappers per row under the
+              sub-benchmarks' names (MLVU, TempCompass). The model families of vlm/prompts decide who writes the
+              prompt from it (DatasetInfo.vlmevalkit_type), as VLMEvalKit's `use_custom_prompt` does.
+- vlmevalkit_prompt `wrapper`: VLMEvalKit asks the model wrapper's `use_custom_prompt`; `dataset`: the class sets
+              `force_use_dataset_prompt` and its own prompt is sent whatever the model (MMESCI).
+Rows of the packaged catalog fill both; a user catalog (or an older layout) may leave them out: the dataset's kind
+then stands for its type.
 
 The older six-column layout (name, class, url, md5, kwargs, description) is still read (tests and user catalogs
 written for it): its rows are `ok` when they have a class.
@@ -40,11 +51,14 @@ from typing import Any
 from vlmkit.scoring.ids import catalog_kinds, module_scorer
 
 COLUMNS = ("name", "kind", "status", "scorer", "judge", "rows", "class", "kwargs", "url", "md5", "description", "notes")
+VLMEVALKIT_COLUMNS = ("vlmevalkit_type", "vlmevalkit_prompt")  # optional: the packaged catalog fills them
 REQUIRED_COLUMNS = ("name", "class", "url", "md5", "kwargs", "description")
 KINDS = ("mcq", "yorn", "vqa", "caption", "shortqa", "multi-turn", "other", "video")
 STATUSES = ("ok", "judge", "prompt", "todo")
 JUDGE_NEEDS = ("none", "optional", "required")
+PROMPT_OWNERS = ("wrapper", "dataset")  # vlmevalkit_prompt
 _MD5 = re.compile(r"[0-9a-f]{32}")
+_TYPE = re.compile(r"[A-Za-z][\w/-]*(\+[A-Za-z][\w/-]*)*")  # a TYPE, or several joined by '+'
 
 
 class CatalogError(ValueError):
@@ -65,6 +79,9 @@ class CatalogRow:
     md5: str = ""
     description: str = ""
     notes: tuple[str, ...] = ()
+    # facts about VLMEvalKit, not how vlmkit builds the row (a row proposed without them is the same row)
+    vlmevalkit_type: str | None = field(default=None, compare=False)  # its dataset TYPE (None: the kind stands for it)
+    vlmevalkit_prompt: str = field(default="wrapper", compare=False)  # "dataset": it forces the dataset's prompt
 
     @property
     def scorable(self) -> bool:
@@ -119,9 +136,10 @@ def parse_rows(text: str, source: str = "catalog.tsv") -> list[CatalogRow]:
     records = list(reader)
     header = records[0]
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    unknown = [c for c in header if c not in COLUMNS]
+    unknown = [c for c in header if c not in COLUMNS + VLMEVALKIT_COLUMNS]
     if missing or unknown or len(set(header)) != len(header):
-        raise CatalogError(f"{source}: columns must be {', '.join(COLUMNS)}; got {', '.join(header)}")
+        raise CatalogError(f"{source}: columns must be {', '.join(COLUMNS)} (and optionally "
+                           f"{', '.join(VLMEVALKIT_COLUMNS)}); got {', '.join(header)}")
     rows: list[CatalogRow] = []
     seen: dict[str, int] = {}
     for (line_no, _), record in zip(lines[1:], records[1:], strict=True):
@@ -191,9 +209,15 @@ def _row(cells: dict[str, str], source: str, line_no: int) -> CatalogRow:
     if rows_text and not rows_text.isdigit():
         raise bad("rows", f"{rows_text!r} is not a whole number")
     notes = tuple(n.strip() for n in cells.get("notes", "").split("; ") if n.strip())
+    vlmevalkit_type = cells.get("vlmevalkit_type", "").strip()
+    if vlmevalkit_type and not _TYPE.fullmatch(vlmevalkit_type):
+        raise bad("vlmevalkit_type", f"{vlmevalkit_type!r} is not a VLMEvalKit TYPE (e.g. MCQ, Y/N, VQA, Video-MCQ)")
+    vlmevalkit_prompt = cells.get("vlmevalkit_prompt", "").strip() or "wrapper"
+    if vlmevalkit_prompt not in PROMPT_OWNERS:
+        raise bad("vlmevalkit_prompt", f"{vlmevalkit_prompt!r}; choose one of {', '.join(PROMPT_OWNERS)}")
     return CatalogRow(
         name, kind, status, scorer, judge, int(rows_text) if rows_text else None, cls, kwargs, url, md5,
-        cells["description"].strip(), notes,
+        cells["description"].strip(), notes, vlmevalkit_type or None, vlmevalkit_prompt,
     )  # fmt: skip
 
 

@@ -148,7 +148,9 @@ def build_row(
     row: CatalogRow, *, root: Path, progress: bool = True, keep_local_tsv: bool = False, inference_only: bool = False,
     judge: bool = False, data_root: Path | None = None,
 ) -> TSVDataset:
-    """A catalog row's dataset (refused in one line when vlmkit cannot build it); its notes join the dataset's."""
+    """A catalog row's dataset (refused in one line when vlmkit cannot build it); its notes join the dataset's, and
+    it carries the row's VLMEvalKit TYPE and prompt owner (`vlmevalkit_type`, `vlmevalkit_prompt`), which
+    vlmkit.core.contracts.dataset_info hands to the model families that decide who writes the prompt."""
     refusal = row.refusal(inference_only=inference_only, judge=judge)
     if refusal is not None:
         raise NotScorableError(refusal)
@@ -159,6 +161,9 @@ def build_row(
     dataset = cls(row.name, **options)
     if row.notes:
         dataset.notes = (*dataset.notes, *row.notes)
+    if row.vlmevalkit_type:
+        dataset.vlmevalkit_type = row.vlmevalkit_type
+    dataset.vlmevalkit_prompt = row.vlmevalkit_prompt
     return dataset
 
 

@@ -1,8 +1,15 @@
-"""What VLMEvalKit's prompt-writing wrappers share: the dataset type they test, a row's options and hint, the CJK
-test that picks a Chinese instruction, and a base class for a family (`PromptFamily`).
+"""What VLMEvalKit's prompt-writing wrappers share: the dataset type they test, whether they are asked at all, a
+row's options and hint, the CJK test that picks a Chinese instruction, and a base class for a family (`PromptFamily`).
 
-VLMEvalKit asks `DATASET_TYPE(name)` for the dataset's class `TYPE`; vlmkit's dataset classes say their kind
-instead (`DatasetInfo.kind`), and the kinds that VLMEvalKit's wrappers test map one to one (`VLMEVAL_TYPES`).
+VLMEvalKit asks `DATASET_TYPE(name)` for the dataset's class `TYPE`. A catalog benchmark carries that TYPE as
+VLMEvalKit's code gives it (the catalog's `vlmevalkit_type` column, handed over as `DatasetInfo.vlmevalkit_type`):
+`MCQ_MMMU_Pro` for MMMU-Pro, `MMERealWorld`, `VQA` for LogicVista, ... A dataset without one (a user's TSV) is
+typed by its kind, which maps one to one onto the types the wrappers test (`VLMEVAL_TYPES`).
+
+VLMEvalKit asks no wrapper when the dataset class forces its own prompt (`force_use_dataset_prompt`: the catalog's
+`vlmevalkit_prompt` is `dataset`), and a wrapper's prompt cannot serve a video benchmark: VLMEvalKit's video loop
+calls `build_prompt(line, dataset=<the dataset object>, video_llm=...)`, which the image wrappers here (Qwen2-VL,
+LLaVA) cannot take, and InternVL declines video by DATASET_MODALITY (`wrapper_is_asked`).
 A cell counts as missing exactly when `pd.isna` says so in VLMEvalKit (`vlmkit.core.cells.is_missing`).
 """
 
@@ -23,8 +30,16 @@ _CJK = re.compile("[\u4e00-\u9fff]")
 
 
 def vlmeval_type(info: DatasetInfo) -> str | None:
-    """VLMEvalKit's DATASET_TYPE for the dataset ('MCQ', 'Y/N', 'VQA'), None for any other kind."""
-    return VLMEVAL_TYPES.get(info.kind)
+    """VLMEvalKit's DATASET_TYPE for the dataset: the TYPE it carries (`vlmevalkit_type`, from the catalog), else
+    the one its kind maps to ('MCQ', 'Y/N', 'VQA'); None for any other kind."""
+    carried = getattr(info, "vlmevalkit_type", None)
+    return str(carried) if carried else VLMEVAL_TYPES.get(info.kind)
+
+
+def wrapper_is_asked(info: DatasetInfo) -> bool:
+    """Whether VLMEvalKit lets a model wrapper write this dataset's prompt at all: not when the dataset forces its
+    own (`vlmevalkit_prompt` is `dataset`), not for a video benchmark."""
+    return getattr(info, "vlmevalkit_prompt", None) != "dataset" and info.kind != "video"
 
 
 def row_question(line: Mapping[str, Any], info: DatasetInfo, field: str = "question") -> str:

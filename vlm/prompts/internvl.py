@@ -6,12 +6,14 @@ Read from vlmeval/vlm/internvl/internvl_chat.py (`use_custom_prompt`, `build_pro
 prompt, `cot_prompt_version="v1"`; the chain-of-thought texts appear only when the environment sets USE_COT=1, so
 they are not here.
 
-VLMEvalKit decides by the dataset's TYPE and by substrings of its name. Here the type is `DatasetInfo.kind`
-(`mcq` -> MCQ, `yorn` -> Y/N, `vqa` -> VQA, anything else -> the question alone), corrected for the few catalog
-benchmarks whose VLMEvalKit TYPE differs from their vlmkit kind; every name test is a lookup in the frozensets
-below, which list the catalog names (datasets_tsv/catalog/catalog.tsv) VLMEvalKit's substrings match. A dataset outside the
-catalog gets the rules of its kind. tests/vlm/prompts/test_prompts_internvl.py recomputes each set from the catalog with
-VLMEvalKit's substring lists written down there.
+VLMEvalKit decides by the dataset's TYPE and by substrings of its name. Here the type is VLMEvalKit's own TYPE where
+the dataset carries it (the catalog's `vlmevalkit_type`; `vlm.prompts.common.vlmeval_type`), else its kind's (`mcq`
+-> MCQ, `yorn` -> Y/N, `vqa` -> VQA); any other TYPE (MCQ_MMMU_Pro, BMMR, VQA_ex_prompt, Short, ...) gets the question
+alone. Every name test is a lookup in the frozensets below, which list the catalog names
+(datasets_tsv/catalog/catalog.tsv) VLMEvalKit's substrings match. A dataset outside the catalog gets the rules of its
+kind. tests/vlm/prompts/test_prompts_internvl.py recomputes each set from the catalog with VLMEvalKit's substring
+lists written down there. Datasets that force their own prompt (MMESCI) and video benchmarks get none
+(`vlm.prompts.common.wrapper_is_asked`).
 
 The message: InternVLChat writes `<image>\\n` before the text for one image and `Image-1: <image>\\nImage-2:
 <image>\\n...` for several (MUIRBench: the `<image>` tags of its text become `<Image-k>`). The -hf chat template
@@ -26,8 +28,6 @@ or 24 for the chart, document, OCR and MMMU benchmarks listed below) with dynami
 - MMMU (and MMMU-Pro, whose names hold 'MMMU'): VLMEvalKit doubles the first image's size (bilinear) before tiling;
   vlmkit does not.
 - BMMR: VLMEvalKit raises max_new_tokens to at least 8196; prompts cannot say that (the preset's 4096 stays).
-- The TYPE corrections cover the catalog benchmarks whose VLMEvalKit TYPE the reference notes or its code give;
-  a benchmark not checked there follows its catalog kind.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from vlm.prompts.common import VLMEVAL_TYPES, PromptFamily, has_cjk, row_hint, row_options
+from vlm.prompts.common import PromptFamily, has_cjk, row_hint, row_options, vlmeval_type, wrapper_is_asked
 from vlmkit.core.cells import is_blank
 from vlmkit.core.message import Part
 from vlmkit.core.contracts import DatasetInfo
@@ -43,25 +43,16 @@ from vlmkit.core.contracts import DatasetInfo
 DEFAULT_TILES = 6
 
 # -- which benchmarks keep the dataset's prompt ------------------------------------------------------------------
-# `dataset in [...]` (the six physics sets), listinstr(['MMDU', 'MME-RealWorld', 'MME-RealWorld-CN', 'WeMath_COT',
-# 'MMAlignBench', 'ChartQAPro', 'ChartMuseum', 'MMSIVideo_U50', 'MMSIVideo_SC']), and MCQ names containing 'LEGO';
-# video benchmarks (kind `video`) keep theirs too.
+# `dataset in [...]` (the six physics sets; SSI_Bench, not in the catalog, is below), listinstr(['MMDU',
+# 'MME-RealWorld', 'MME-RealWorld-CN', 'WeMath_COT', 'MMAlignBench', 'ChartQAPro', 'ChartMuseum', 'MMSIVideo_U50',
+# 'MMSIVideo_SC']), and MCQ names containing 'LEGO'; video benchmarks (kind `video`) keep theirs too.
 DATASET_PROMPT = frozenset({
     "atomic_dataset", "electro_dataset", "mechanics_dataset", "optics_dataset", "quantum_dataset",
     "statistics_dataset", "MMDU", "MME-RealWorld", "MME-RealWorld-CN", "MME-RealWorld-Lite", "WeMath_COT",
     "LEGO", "LEGO_circular",
 })  # fmt: skip
 NO_CUSTOM_KINDS = frozenset({"video", "multi-turn"})
-
-# -- VLMEvalKit's TYPE where the catalog's kind says otherwise (the class TYPE DATASET_TYPE returns) --------------
-VQA_TYPED = frozenset({  # TYPE 'VQA'; catalog kind mcq (LogicVista, ERQA) or shortqa (MME-SCI)
-    "LogicVista", "ERQA",
-    "MMESCI_EN", "MMESCI_ZH", "MMESCI_FR", "MMESCI_ES", "MMESCI_JA", "MMESCI_VisionOnly",
-})  # fmt: skip
-OTHER_TYPED = frozenset({  # TYPE 'BMMR', 'VQA_ex_prompt', 'MCQ_MMMU_Pro': none of the three, the question alone
-    "BMMR", "BMMR_mini", "OlympiadBench", "OlympiadBench_EN", "OlympiadBench_CN",
-    "MMMU_Pro_10c", "MMMU_Pro_10c_COT", "MMMU_Pro_V", "MMMU_Pro_V_COT",
-})  # fmt: skip
+NAMED_DATASET_PROMPT = frozenset({"SSI_Bench"})  # `dataset in ["SSI_Bench"]`: an exact name, catalog or not
 
 # -- Y/N ---------------------------------------------------------------------------------------------------------
 YORN_SHORT = frozenset({"MME"})  # listinstr(['MME'])
@@ -112,15 +103,6 @@ YORN_SHORT_SUFFIX = " Answer the question using a single word or phrase."
 YORN_YES_NO_SUFFIX = " Please answer yes or no. Answer the question using a single word or phrase."
 DETAIL_SUFFIX = "\nAnswer this question in detail."
 MATHVERSE_FROM, MATHVERSE_TO = "please directly answer the question and", "please"
-
-
-def vlmeval_type(info: DatasetInfo) -> str:
-    """VLMEvalKit's DATASET_TYPE for the benchmark: MCQ, Y/N, VQA or other."""
-    if info.name in VQA_TYPED:
-        return "VQA"
-    if info.name in OTHER_TYPED:
-        return "other"
-    return VLMEVAL_TYPES.get(info.kind, "other")
 
 
 def tiles_for(dataset: str | None) -> int:
@@ -199,7 +181,8 @@ class InternVLPrompts(PromptFamily):
     name = "internvl"
 
     def use_custom_prompt(self, info: DatasetInfo) -> bool:
-        return self.own_prompts and info.name not in DATASET_PROMPT and info.kind not in NO_CUSTOM_KINDS
+        return (self.own_prompts and wrapper_is_asked(info) and info.name not in DATASET_PROMPT
+                and info.name not in NAMED_DATASET_PROMPT and info.kind not in NO_CUSTOM_KINDS)
 
     def build_prompt(self, line: Mapping[str, Any], info: DatasetInfo) -> list[Part]:
         return place_images(prompt_text(line, info), list(info.images(line)), info)

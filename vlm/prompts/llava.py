@@ -1,7 +1,9 @@
 """LLaVA-1.5's own prompt, as VLMEvalKit's `LLaVA` wrapper writes it (vlmeval/vlm/llava/llava.py), for the -hf
 checkpoints vlmkit runs.
 
-Applied: for every multiple-choice dataset (VLMEvalKit: `DATASET_TYPE(dataset) == 'MCQ'`, MMMU included), the
+Applied: for every dataset of VLMEvalKit TYPE MCQ (`DATASET_TYPE(dataset) == 'MCQ'`, MMMU included; not MMMU-Pro,
+typed `MCQ_MMMU_Pro`, nor MME-RealWorld, typed `MMERealWorld`, nor LogicVista, typed VQA: see
+`vlm.prompts.common.vlmeval_type`; never a video benchmark nor one that forces its own prompt), the
 row's images, then one text: the hint and a newline (when the row has one), the question, `\\n{L}. {option}` per
 option, and "\\nAnswer with the option's letter from the given choices directly." (in Chinese, "\\n请直接回答选项
 字母。", when the text holds a CJK character); a row without options ends "\\nAnswer the question directly."
@@ -31,6 +33,7 @@ from vlm.prompts.common import (
     row_options,
     row_question,
     vlmeval_type,
+    wrapper_is_asked,
 )
 from vlmkit.core.contracts import DatasetInfo
 
@@ -44,7 +47,7 @@ class LLaVAPrompts(PromptFamily):
     name = "llava"
 
     def use_custom_prompt(self, info: DatasetInfo) -> bool:
-        return self.own_prompts and vlmeval_type(info) == "MCQ"
+        return self.own_prompts and wrapper_is_asked(info) and vlmeval_type(info) == "MCQ"
 
     def build_prompt(self, line: Mapping[str, Any], info: DatasetInfo) -> list[dict[str, str]]:
         if vlmeval_type(info) != "MCQ":

@@ -5,11 +5,17 @@ Prompts (only where the preset says VLMEvalKit uses them: Qwen2-VL; config.py ru
 `use_custom_prompt=False`, so they keep the dataset's prompt):
 - MMMU_DEV_VAL, MMMU_TEST: the row's images, then `Hint: ...` (when the row has one), `Question: ...`, the options
   and "Please select the correct answer from the options above." (never the Chinese instruction).
-- every other MCQ dataset but LEGO-Puzzles: the same text, the instruction in Chinese when the text so far holds a
-  CJK character.
+- every other dataset of TYPE MCQ but LEGO-Puzzles: the same text, the instruction in Chinese when the text so far
+  holds a CJK character.
 - Y/N: HallusionBench and POPE only (MME keeps its own): the question + " Please answer yes or no."
-- VQA: all but MMVet and ChartMuseum: the question + "\\nPlease try to answer the question with short words or
-  phrases if possible."
+- VQA: all but MMVet and ChartQAPro/ChartMuseum: the question + "\\nPlease try to answer the question with short
+  words or phrases if possible."
+Which datasets: the mixin's `use_custom_prompt` tests VLMEvalKit's TYPE (`vlm.prompts.common.vlmeval_type`, the
+catalog's `vlmevalkit_type`), so MMMU-Pro (`MCQ_MMMU_Pro`), MME-RealWorld (`MMERealWorld`), OlympiadBench
+(`VQA_ex_prompt`) and BMMR keep their own prompts although vlmkit scores the first two as MCQ: on MMMU_Pro_V the
+question and options stay inside the image, as the vision setting means. MMESCI forces its own prompt and video
+benchmarks get none from the wrapper (`vlm.prompts.common.wrapper_is_asked`).
+tests/vlm/prompts/test_prompt_owner_by_catalog.py walks the catalog against VLMEvalKit's rule.
 The dataset names VLMEvalKit tests are written out below as data. Where VLMEvalKit matches a substring of the name
 (`'LEGO' in dataset`), the catalog names it would match are listed instead (tests/vlm/prompts/test_prompts_qwen2_vl.py
 checks each one is a catalog name and that no other catalog name holds the substring).
@@ -31,12 +37,13 @@ from vlm.prompts.common import (
     row_options,
     row_question,
     vlmeval_type,
+    wrapper_is_asked,
 )
 from vlmkit.core.contracts import DatasetInfo
 
 MMMU_DATASETS = frozenset({"MMMU_DEV_VAL", "MMMU_TEST"})
 YORN_DATASETS = frozenset({"HallusionBench", "POPE"})  # VLMEvalKit: "MME has it's own prompt"
-VQA_EXCLUDED = frozenset({"MMVet", "ChartMuseum"})
+VQA_EXCLUDED = frozenset({"MMVet", "ChartQAPro", "ChartQAPro_CoT", "ChartQAPro_PoT", "ChartMuseum"})
 LEGO_DATASETS = frozenset({"LEGO", "LEGO_circular"})  # VLMEvalKit: `'LEGO' in dataset`; the catalog names it matches
 DATASET_IMAGE_SETTINGS: dict[str, dict[str, int]] = {"OCRBench": {"min_pixels": 10 * 10 * 28 * 28}}
 
@@ -51,7 +58,7 @@ class Qwen2VLPrompts(PromptFamily):
     name = "qwen2vl"
 
     def use_custom_prompt(self, info: DatasetInfo) -> bool:
-        if not self.own_prompts:
+        if not self.own_prompts or not wrapper_is_asked(info):
             return False
         if info.name in MMMU_DATASETS:
             return True
@@ -68,7 +75,8 @@ class Qwen2VLPrompts(PromptFamily):
         kind = vlmeval_type(info)
         mmmu = info.name in MMMU_DATASETS
         if not mmmu and kind not in ("MCQ", "Y/N", "VQA"):
-            raise ValueError(f"{self.name} prompts: no prompt for dataset {info.name!r} of kind {info.kind!r}")
+            raise ValueError(f"{self.name} prompts: no prompt for dataset {info.name!r} of kind {info.kind!r} "
+                             f"(VLMEvalKit type {kind})")
         question = row_question(line, info)
         images = list(info.images(line))
         if mmmu or kind == "MCQ":

@@ -44,6 +44,8 @@ class DatasetInfo:
     name: str
     kind: str
     images: Callable[[Mapping[str, Any]], list[str]] = field(repr=False, compare=False)
+    vlmevalkit_type: str | None = None  # VLMEvalKit's dataset TYPE (catalog column vlmevalkit_type); None: the kind's
+    vlmevalkit_prompt: str | None = None  # "dataset": VLMEvalKit forces the dataset's prompt (catalog vlmevalkit_prompt)
 
     def __str__(self) -> str:
         return self.name
@@ -61,7 +63,9 @@ def dataset_info(dataset: Any) -> DatasetInfo:
         )
     paths = getattr(dataset, "image_paths", None)
     images = paths if callable(paths) else (lambda line: [])
-    return DatasetInfo(name=str(dataset.name), kind=str(getattr(dataset, "kind", "")), images=images)
+    return DatasetInfo(name=str(dataset.name), kind=str(getattr(dataset, "kind", "")), images=images,
+                       vlmevalkit_type=getattr(dataset, "vlmevalkit_type", None),
+                       vlmevalkit_prompt=getattr(dataset, "vlmevalkit_prompt", None))
 
 
 # -- datasets ------------------------------------------------------------------------------------------------------

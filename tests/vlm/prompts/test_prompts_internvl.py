@@ -17,6 +17,7 @@ import pytest
 from PIL import Image
 
 from tests.support.tiny_models import build_tiny_internvl
+from tests.vlm.prompts.catalog_infos import catalog_info
 from vlm.prompts import internvl
 from vlm.prompts.internvl import InternVLPrompts
 from vlmkit.formats.transformers_chat import to_hf_conversation
@@ -26,17 +27,22 @@ CATALOG = Path(__file__).resolve().parents[3] / "datasets_tsv" / "catalog" / "ca
 IMG1, IMG2 = "/data/images/a.jpg", "/data/images/b.jpg"
 
 
-def catalog_kinds() -> dict[str, str]:
+def catalog_column(column: str) -> dict[str, str]:
     with CATALOG.open(encoding="utf-8") as f:
         rows = csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")
-        return {row["name"]: row["kind"] for row in rows}
+        return {row["name"]: row[column] for row in rows}
 
 
-KINDS = catalog_kinds()
+KINDS = catalog_column("kind")
+TYPES = catalog_column("vlmevalkit_type")  # VLMEvalKit's TYPE of each catalog benchmark
 
 
 def info(name: str, kind: str | None = None, images: tuple[str, ...] = (IMG1,)) -> DatasetInfo:
-    return DatasetInfo(name, kind or KINDS[name], lambda line: list(images))
+    """A catalog benchmark's DatasetInfo as a run makes it (its VLMEvalKit TYPE included); with a kind, a dataset
+    outside the catalog (typed by that kind)."""
+    if kind is None:
+        return catalog_info(name, images)
+    return DatasetInfo(name, kind, lambda line: list(images))
 
 
 def prompts(name: str, line: dict[str, Any], images: tuple[str, ...] = (IMG1,), kind: str | None = None) -> list:
@@ -62,7 +68,7 @@ def listinstr(words: list[str], name: str) -> bool:
 
 
 def vqa_typed(name: str, kind: str) -> bool:
-    return (kind == "vqa" or name in internvl.VQA_TYPED) and name not in internvl.OTHER_TYPED
+    return TYPES[name] == "VQA"
 
 
 SHORT_LIST = ["OCRVQA", "TextVQA", "ChartQA", "DocVQA", "InfoVQA", "OCRBench", "DUDE", "SLIDEVQA", "GQA",
@@ -100,24 +106,33 @@ def test_name_sets_are_the_catalog_names_vlmevalkit_matches(attr: str) -> None:
     assert listed == expected
 
 
-# VLMEvalKit's class TYPE for catalog rows whose vlmkit kind differed (its dataset classes' TYPE attributes; CRPE and
-# VLMBlind's catalog kinds now agree with it)
+# VLMEvalKit's class TYPE for catalog rows whose vlmkit kind differs (its dataset classes' TYPE attributes, read from
+# its code by hand): the catalog's column says the same, and the family prompts by it.
 VLMEVAL_TYPES = {
     "LogicVista": "VQA", "CRPE_EXIST": "VQA", "CRPE_RELATION": "VQA", "ERQA": "VQA", "MMESCI_EN": "VQA",
     "MMESCI_ZH": "VQA", "MMESCI_FR": "VQA", "MMESCI_ES": "VQA", "MMESCI_JA": "VQA", "MMESCI_VisionOnly": "VQA",
     "VLMBlind": "MCQ", "BMMR": "BMMR", "BMMR_mini": "BMMR", "OlympiadBench": "VQA_ex_prompt",
     "OlympiadBench_EN": "VQA_ex_prompt", "OlympiadBench_CN": "VQA_ex_prompt", "MMMU_Pro_10c": "MCQ_MMMU_Pro",
     "MMMU_Pro_10c_COT": "MCQ_MMMU_Pro", "MMMU_Pro_V": "MCQ_MMMU_Pro", "MMMU_Pro_V_COT": "MCQ_MMMU_Pro",
+    "MME-RealWorld": "MMERealWorld", "MME-RealWorld-Lite": "MMERealWorld", "RefSpatial": "VQA",
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(VLMEVAL_TYPES))
-def test_type_corrections(name: str) -> None:
-    expected = VLMEVAL_TYPES[name] if VLMEVAL_TYPES[name] in ("MCQ", "VQA") else "other"
-    assert internvl.vlmeval_type(info(name)) == expected
-    kind_type = {"mcq": "MCQ", "yorn": "Y/N", "vqa": "VQA"}.get(KINDS[name], "other")
-    corrected = internvl.VQA_TYPED | internvl.OTHER_TYPED
-    assert (name in corrected) == (kind_type != expected)  # a correction exactly where the catalog's kind differs
+def test_the_type_is_vlmevalkits(name: str) -> None:
+    assert TYPES[name] == VLMEVAL_TYPES[name]
+    line = {"index": 1, "question": "Which one?", "A": "x", "B": "y"}
+    family = InternVLPrompts({})
+    if not family.use_custom_prompt(info(name)):
+        assert name.startswith(("MME-RealWorld", "MMESCI"))  # the dataset's prompt (listed / forced)
+        return
+    text = family.build_prompt(line, info(name))[-1]["value"]
+    if VLMEVAL_TYPES[name] == "MCQ":
+        assert text == "Which one?\nA. x\nB. y\nAnswer with the option's letter from the given choices directly."
+    elif VLMEVAL_TYPES[name] == "VQA":
+        assert text in ("Which one?", "Which one?\nAnswer the question using a single word or phrase.")
+    else:  # BMMR, VQA_ex_prompt, MCQ_MMMU_Pro: none of InternVL's types, the question alone
+        assert text == "Which one?"
 
 
 # ----------------------------------------------------------------------------------------------------- the prompts
@@ -198,10 +213,12 @@ def test_no_image_and_other_kinds() -> None:
     assert prompts("COCO_VAL", {"index": 1, "question": "Describe."}) == [image(IMG1), text("Describe.")]
 
 
-@pytest.mark.parametrize("name", ["MMDU", "MME-RealWorld-Lite", "WeMath_COT", "LEGO", "atomic_dataset", "Video-MME"])
+@pytest.mark.parametrize("name", ["MMDU", "MME-RealWorld-Lite", "WeMath_COT", "LEGO", "atomic_dataset", "Video-MME",
+                                  "MMESCI_EN", "VSI-Bench"])
 def test_benchmarks_that_keep_the_dataset_prompt(name: str) -> None:
     assert not InternVLPrompts({}).use_custom_prompt(info(name))
     assert not InternVLPrompts({}, own_prompts=False).use_custom_prompt(info("MMBench_DEV_EN"))
+    assert not InternVLPrompts({}).use_custom_prompt(info("SSI_Bench", "mcq"))  # `dataset in ["SSI_Bench"]`
 
 
 def test_empty_question_fails_naming_the_row() -> None:
