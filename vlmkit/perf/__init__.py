@@ -4,9 +4,12 @@
     result = run_perf(dataset, PerfOptions(model="m", api_base="http://127.0.0.1:8000/v1", concurrency=[1, 8]))
 
 Modules: options (PerfOptions, checks), requests (bodies built before timing), client (the SSE client and
-per-request records), wire (its HTTP/1.1 connections, parsed in the protocol), schedule (closed/open loop in one process), workers (several processes), metrics (the
-figures and their definitions), bottleneck (client-side limits), report (files, console), plots (PNG), api
-(run_perf), cli (the subcommand). Nothing heavy is imported until used.
+per-request records), wire (its HTTP/1.1 connections, parsed in the protocol), schedule (closed/open loop in one
+process), workers (several processes), balance (several --api-base servers: least in flight, back-off, per-server
+tallies), collect (where a finished request goes: tallies, timeline, its line on disk), metrics (the figures,
+their definitions and the level's tally), digest (streaming percentiles), timeline (bounded per-bin course of a
+level), bottleneck (client-side limits), report (files, console), plots (PNG), api (run_perf), cli (the
+subcommand). Memory is flat in a run's length: no record outlives its line. Nothing heavy is imported until used.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """`run_perf(dataset, options)`: build every body, probe the server once, run each level, write the report.
 
 The steps, in order: check the options; build the request bodies (before any clock starts); send one one-token
-request (an unreachable or non-OpenAI server stops the run here with one line); for each level (concurrency or
-request rate) run its warm-up and measured phase in this process or in `--workers` processes; after each level
-write perf_summary.json/.csv and append its lines to perf_requests.jsonl, so a crash or Ctrl-C keeps what was
-measured; finally draw the plots. Ctrl-C stops the level in flight, keeps its figures, skips later levels, and
+request to each server (an unreachable or non-OpenAI server stops the run here with one line); for each level
+(concurrency or request rate) run its warm-up and measured phase in this process or in `--workers` processes,
+each request's line written to perf_requests.jsonl as it finishes and its figures folded into the level's tally
+(memory flat in the run's length: vlmkit.perf.collect); after each level write perf_summary.json/.csv, so a crash
+or Ctrl-C keeps what was measured; finally draw the plots. `--api-base A,B,...` spreads the requests over several
+servers (vlmkit.perf.balance); each level then has a `servers` block with each one's counts and figures. Ctrl-C stops the level in flight, keeps its figures, skips later levels, and
 marks the summary `interrupted`.
 
 A `--workers` process that fails loses its requests; the level keeps the figures of the processes that reported,
@@ -25,12 +27,13 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from vlmkit.perf.client import Record, make_session, send
 from vlmkit.perf.options import PerfInputError, PerfOptions, check_options
 from vlmkit.perf.requests import PreparedRequests, build_requests, dumps, request_body
-from vlmkit.perf.schedule import LevelPlan, Target, arrival_offsets, run_level
+from vlmkit.perf.collect import Collector, RequestLines, append_parts, combine
+from vlmkit.perf.schedule import Arrivals, LevelPlan, Target, run_level
 from vlmkit.perf.workers import WorkerRuns
 from vlmkit.core.secrets import redacted_argv, scrub
 
@@ -75,33 +78,45 @@ def target_for(options: PerfOptions) -> Target:
     from vlm.registry import api_class_target, api_urls
     from vlmkit.core.registry import import_target
 
-    try:
-        _, url = api_urls(options.api_base)
-    except ValueError as exc:
-        raise PerfInputError(f"--api-base {options.api_base!r}: {exc}") from None
+    urls = []
+    for base in api_bases(options.api_base):
+        try:
+            urls.append(api_urls(base)[1])
+        except ValueError as exc:
+            raise PerfInputError(f"--api-base {scrub(base, options.secrets())!r}: {exc}") from None
+    if not urls:
+        raise PerfInputError("--api-base is empty")
     model_class = import_target(options.api_class or api_class_target(), what=f"the class of model {options.model!r}")
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
                **model_class.auth_headers(options.api_key)}
-    return Target(url, headers, options.timeout, kernel_times=not options.read_times)
+    return Target(urls[0], headers, options.timeout, kernel_times=not options.read_times,
+                  urls=urls if len(urls) > 1 else [])
 
 
-def probe(target: Target, options: PerfOptions) -> dict[str, Any]:
-    """One one-token streaming request; PerfInputError (one line) when the server cannot serve the run."""
+def api_bases(value: str) -> list[str]:
+    """`--api-base A,B,...`: each server's base URL (several servers share the load: vlmkit.perf.balance)."""
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def probe(target: Target, options: PerfOptions, url: str | None = None) -> dict[str, Any]:
+    """One one-token streaming request to `url` (default: the target's first server); PerfInputError (one line)
+    when the server cannot serve the run."""
     from vlmkit.formats.openai_chat import to_openai_messages
 
+    url = url or target.url
     body = dumps(request_body(to_openai_messages("Hi"), {"max_tokens": 1}, options))
     rec = Record(-1, 0, 1, 0)
 
     async def go() -> None:
         session = make_session(1, options.timeout)
         try:
-            await send(session, target.url, body, target.headers, rec)
+            await send(session, url, body, target.headers, rec)
         finally:
             await session.close()
 
     asyncio.run(go())
     secrets = options.secrets()
-    url, kind, message = scrub(target.url, secrets), rec.error, scrub(rec.message or "", secrets)
+    url, kind, message = scrub(url, secrets), rec.error, scrub(rec.message or "", secrets)
     if kind is None:
         return {"ok": True, "usage": rec.output_tokens is not None, "e2el_ms": (rec.end - rec.start) / 1e6}
     if kind == "connection":
@@ -131,27 +146,32 @@ def level_plans(options: PerfOptions, rows: int) -> list[tuple[float, LevelPlan]
     count = options.num_requests if options.num_requests is not None else (None if options.duration else rows)
     plans = []
     for i, value in enumerate(options.levels()):
-        warm = list(range(k))
+        warm = range(k)
         if options.open_loop:
-            arrivals = arrival_offsets(value, options.burstiness, options.seed + i, count=count, duration=options.duration)
+            arrivals = Arrivals(value, options.burstiness, options.seed + i, count, options.duration)
             plan = LevelPlan(
                 label=f"rate={value:g}/s", open_loop=True, slots=options.max_concurrency or 0, warmup_ids=warm,
-                ids=list(range(k, k + len(arrivals))), arrivals=arrivals,
+                ids=range(k, k + len(arrivals)), arrivals=arrivals,
             )
         else:
             plan = LevelPlan(
                 label=f"c={int(value)}", open_loop=False, slots=int(value), warmup_ids=warm,
-                ids=list(range(k, k + count)) if count is not None else None, id_start=k,
+                ids=range(k, k + count) if count is not None else None, id_start=k,
                 duration_ns=int(options.duration * 1e9) if options.duration else None,
             )
         plans.append((value, plan))
     return plans
 
 
-def _run_one_level(plan: LevelPlan, prepared: PreparedRequests, target: Target, options: PerfOptions) -> WorkerRuns:
+def _run_one_level(plan: LevelPlan, prepared: PreparedRequests, target: Target, options: PerfOptions,
+                   lines: IO[str], lines_path: Path) -> WorkerRuns:
+    """The level in this process (its lines written to `lines` as requests finish) or in --workers processes
+    (each writes a part file, appended to `lines` afterwards)."""
+    servers = target.servers()
     if options.workers <= 1:
         stop = threading.Event()
-        run = run_level(plan, prepared, target, stop)
+        sink = RequestLines(lines, plan.label, prepared.index, options.secrets(), len(servers))
+        run = run_level(plan, prepared, target, stop, collect=Collector(servers, options.slo, sink))
         return WorkerRuns([run], [], [plan])
     from vlmkit.perf.workers import SharedFlag, context, run_level_in_workers
 
@@ -160,10 +180,14 @@ def _run_one_level(plan: LevelPlan, prepared: PreparedRequests, target: Target, 
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
-        return run_level_in_workers(plan, prepared, target, options.workers, stop)
+        outcome = run_level_in_workers(plan, prepared, target, options.workers, stop, slo=options.slo,
+                                       lines_path=lines_path, secrets=options.secrets())
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+    t0 = min((run.t0 for run in outcome.runs), default=0)
+    append_parts(lines, lines_path, {run.worker: run.t0 for run in outcome.runs}, t0, len(outcome.shares))
+    return outcome
 
 
 def _level_status(outcome: WorkerRuns) -> str:
@@ -182,7 +206,8 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     info())."""
     from vlmkit.perf import report
     from vlmkit.perf.bottleneck import client_health
-    from vlmkit.perf.metrics import DEFINITIONS, summarize
+    from vlmkit.perf.balance import server_figures
+    from vlmkit.perf.metrics import DEFINITIONS
     from vlmkit.perf.workers import failure_line, measured_load
     from vlmkit.outputs.layout import PERF_PLOTS, PERF_REQUESTS, PERF_SUMMARY, PERF_SUMMARY_CSV
     from vlmkit.outputs.provenance import host_info, now_iso, package_versions
@@ -194,8 +219,13 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     total_rows = len(dataset.data)
     if total_rows == 0:
         raise PerfInputError(f"dataset {dataset.name}: no rows to send")
-    probed = probe(target, options)
-    _say(options, f"vlmkit perf: {target.url} answers a streaming request"
+    servers = target.servers()
+    probes = [probe(target, options, url) for url in servers]
+    probed = probes[0] if len(probes) == 1 else {
+        "ok": True, "usage": all(p["usage"] for p in probes), "e2el_ms": probes[0]["e2el_ms"], "servers": probes,
+    }
+    shown = scrub(", ".join(servers), secrets)
+    _say(options, f"vlmkit perf: {shown} answer{'s' if len(servers) == 1 else ''} a streaming request"
                   + ("" if probed["usage"] else " (without usage: token counts will be estimates)"))
     needed = None if options.duration else options.warmup + (options.num_requests or total_rows)
     prepared = build_requests(dataset, options, needed, video_frames)
@@ -223,7 +253,8 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
         "chunk_times": "read by the client" if options.read_times else
         "kernel receive time (SO_TIMESTAMPNS) on plain-TCP connections where the platform gives it, else read time",
         "host": host_info(),
-        "target": {"url": scrub(target.url, secrets), "model": options.model},
+        "target": {"url": scrub(target.url, secrets), "model": options.model,
+                   **({"urls": [scrub(u, secrets) for u in servers]} if len(servers) > 1 else {})},
         "dataset": {**dataset_info, "rows_used": len(prepared), "file_md5": dataset.file_md5},
         "options": options.public(),
         "bodies": {"rows": len(prepared), "bytes": prepared.total_bytes, "build_s": prepared.build_s, "encoder": prepared.encoder},
@@ -234,27 +265,24 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
         "notes": [],
         "files": files,
     }
-    plotted: list[tuple[dict[str, Any], list[Record], int]] = []
+    plotted: list[tuple[dict[str, Any], Any, Any]] = []
     interrupted = workers_failed = False
-    with open(out_dir / PERF_REQUESTS, "w", encoding="utf-8") as lines:
+    lines_path = out_dir / PERF_REQUESTS
+    with open(lines_path, "w", encoding="utf-8") as lines:
         for value, plan in level_plans(options, total_rows):
             what = f"{len(plan.ids)} requests" if plan.ids is not None else f"{options.duration:g} s"
             _say(options, f"vlmkit perf: level {plan.label}: measuring {what}"
                           + (f" after {options.warmup} warm-up requests" if options.warmup else ""))
             try:
-                outcome = _run_one_level(plan, prepared, target, options)
+                outcome = _run_one_level(plan, prepared, target, options, lines, lines_path)
             except KeyboardInterrupt:  # between phases, outside the loop's own handler
                 interrupted = True
                 break
             runs = outcome.runs
             t0 = min((run.t0 for run in runs), default=0)
-            records = [r for run in runs for r in run.records]
-            warm = [r for run in runs for r in run.warmup_records]
-            for rec in records + warm:
-                if rec.message:
-                    rec.message = scrub(rec.message, secrets)
+            tally, timeline, server_tallies = combine(runs, options.slo)
             level_interrupted = any(run.interrupted for run in runs)
-            figures = summarize(records, options.slo)
+            figures = tally.summary()
             health, warnings = client_health(runs, open_loop=plan.open_loop, requested_rate=value if plan.open_loop else None)
             load = measured_load(plan, value, outcome)
             failed = [failure_line(plan.label, f, load) for f in outcome.failures]
@@ -268,20 +296,21 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
                 "status": _level_status(outcome),
                 "load": load,
                 "worker_failures": [{**f.to_dict(), "reason": scrub(f.reason, secrets)} for f in outcome.failures],
-                "warmup_requests": len(warm),
+                "warmup_requests": sum(run.warmup for run in runs),
                 "interrupted": level_interrupted,
                 **figures,
                 "t0_monotonic_ns": t0,
                 "client": health,
                 "warnings": [scrub(w, secrets) for w in failed] + warnings,
             }
+            if len(servers) > 1:
+                level["servers"] = server_figures([scrub(u, secrets) for u in servers], server_tallies)
             summary["levels"].append(level)
             summary["warnings"] += [f"{plan.label}: {w}" for w in level["warnings"]]
             workers_failed = workers_failed or bool(failed)
-            report.write_request_lines(lines, plan.label, sorted(warm + records, key=lambda r: (r.warmup is False, r.n)), prepared.index, t0)
             for warning in level["warnings"]:
                 _say(options, f"WARNING {plan.label}: {warning}", err=True)
-            plotted.append((level, records, t0))
+            plotted.append((level, tally, timeline))
             report.write_summary(out_dir, summary)
             if level_interrupted:
                 interrupted = True

@@ -68,7 +68,7 @@ def client_health(runs: list[LevelRun], *, open_loop: bool, requested_rate: floa
         dispatch = np.concatenate(
             [np.frombuffer(r.dispatch_lag, dtype=np.int64) for r in runs if len(r.dispatch_lag)] or [np.zeros(0, np.int64)]
         ) / 1e6
-        sent = sum(len(r.records) for r in runs)
+        sent = sum(r.sent for r in runs)
         span = max((r.t_end - r.t0) for r in runs) / 1e9 if runs else 0.0
         schedule = {
             "dispatch_lag_ms": None,

@@ -17,7 +17,9 @@ def add_perf_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--model", required=True, help="the model id the server serves, or a registry API name (`vlmkit "
                    "list models`: its model id and its class's auth header, as `vlmkit run` sends them)")
-    p.add_argument("--api-base", default=None, help="base URL (.../v1) or the full .../chat/completions URL (default: $OPENAI_API_BASE)")
+    p.add_argument("--api-base", default=None, help="base URL (.../v1) or the full .../chat/completions URL (default: "
+                   "$OPENAI_API_BASE); several, comma-separated, share the load (least in flight first; each server's "
+                   "counts and figures in the summary)")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
     p.add_argument("--data", required=True, metavar="NAME|PATH", help="catalog name, .tsv, or custom .jsonl/.csv (mm_custom too)")
     p.add_argument("--meta", default=None, metavar="PATH", help=".meta.json for a custom dataset (default: <data>.meta.json beside it)")
@@ -61,7 +63,9 @@ def run_perf_command(args: argparse.Namespace) -> int:
         api_base = args.api_base or config.openai_api_base()
         if not api_base:
             raise PerfInputError("--api-base is required (or set OPENAI_API_BASE)")
-        model, api_class = served_model(args.model, api_base)
+        from vlmkit.perf.api import api_bases
+
+        model, api_class = served_model(args.model, (api_bases(api_base) or [api_base])[0])
         options = PerfOptions(
             model=model,
             api_base=api_base,

@@ -72,7 +72,7 @@ class Record:
     open loop; when its closed-loop slot became free), `start` when it was handed to the HTTP client."""
 
     __slots__ = (
-        "n", "row", "warmup", "worker", "max_tokens",
+        "n", "row", "warmup", "worker", "server", "max_tokens",
         "sched", "start", "end", "chunks",
         "status", "error", "message", "input_tokens", "output_tokens", "out_chars", "finished",
     )
@@ -82,6 +82,7 @@ class Record:
         self.row = row
         self.warmup = warmup
         self.worker = worker
+        self.server = 0  # which of the --api-base servers it went to (vlmkit.perf.balance)
         self.max_tokens = max_tokens
         self.sched = sched
         self.start = 0
@@ -98,21 +99,6 @@ class Record:
     @property
     def ok(self) -> bool:
         return self.error is None and self.end > 0
-
-    def to_state(self) -> tuple[Any, ...]:
-        """A picklable tuple (records cross process boundaries in `--workers` runs)."""
-        return tuple(self.chunks.tobytes() if s == "chunks" else getattr(self, s) for s in self.__slots__)
-
-    @classmethod
-    def from_state(cls, state: tuple[Any, ...]) -> "Record":
-        rec = cls.__new__(cls)
-        for name, value in zip(cls.__slots__, state):
-            if name == "chunks":
-                chunks = array("q")
-                chunks.frombytes(value)
-                value = chunks
-            setattr(rec, name, value)
-        return rec
 
 
 def _count(value: Any) -> bool:

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from vlmkit.perf.client import Record
-
-STATS = ("mean", "median", "p90", "p95", "p99", "max")
+from vlmkit.perf.digest import ERROR_BOUND, STATS, Digest, exact_stats  # noqa: F401 (STATS: the report's columns)
 
 DEFINITIONS: dict[str, str] = {
     "ttft_ms": "Time to first token: from handing the request to the HTTP client to the arrival of the first "
@@ -38,7 +37,8 @@ DEFINITIONS: dict[str, str] = {
     "output_token_throughput": "Sum of output tokens over successful requests / duration_s (usage."
     "completion_tokens; content chunks when the server sent no usage, as the notes say).",
     "achieved_concurrency": "mean: the sum of every measured request's time in flight / duration_s (Little's law, "
-    "failures included); max: the most requests in flight at once.",
+    "failures included); max: the most requests in flight at once (counted live by the measuring process; with "
+    "--workers, each process's most within one timeline bin, added over the processes: an upper bound).",
     "goodput": "Successful requests meeting every --slo limit (TTFT, TPOT, E2EL in ms; a request with one output "
     "token has no TPOT and meets a TPOT limit) / duration_s; fraction: of all measured requests.",
     "load": "asked: the level's concurrency (or request rate and cap) as given; measured: the load of the worker "
@@ -51,19 +51,19 @@ DEFINITIONS: dict[str, str] = {
     "every process on the host); perf_requests.jsonl's sched_ms and start_ms count from it, so that a request's "
     "times can be set beside a server's own monotonic timestamps on the same host.",
     "stats": "mean, median, p90, p95, p99 (linear interpolation between order statistics), max; n = how many "
-    "values.",
+    "values. Exact while a level has fewer than 32,768 values of the figure; past that the percentiles come from "
+    "a streaming log-linear histogram (HDR layout, 256 buckets per power of two) and are within 0.2% of the exact "
+    "figure (plus 1 ns), as the level's notes say; n, mean and max stay exact.",
+    "servers": "With several --api-base URLs: each request goes to the server with the fewest requests in flight "
+    "(ties: the one sent fewest); a server whose last 3 requests could not connect or were dropped is left out for "
+    "a back-off (1 s, doubling to 30 s) and then tried again. Per server: its requests, their errors by kind and its "
+    "own figures; a request that failed on a server counts as that server's error (it is not sent again).",
 }
 
 
 def stats(values: Any) -> dict[str, float | int | None]:
-    arr = np.asarray(values, dtype=float)
-    if arr.size == 0:
-        return {"n": 0, **{s: None for s in STATS}}
-    p50, p90, p95, p99 = np.percentile(arr, [50, 90, 95, 99])
-    return {
-        "n": int(arr.size), "mean": float(arr.mean()), "median": float(p50), "p90": float(p90),
-        "p95": float(p95), "p99": float(p99), "max": float(arr.max()),
-    }
+    """The statistics of every value, exactly."""
+    return exact_stats(np.asarray(values, dtype=float))
 
 
 def output_tokens(rec: Record) -> tuple[int, str]:
@@ -103,79 +103,146 @@ def in_flight_max(records: list[Record]) -> int:
 
 
 def summarize(records: list[Record], slo: dict[str, float]) -> dict[str, Any]:
-    """The figures of one level's measured, not-cancelled records."""
-    sent = [r for r in records if r.start and r.error != "cancelled"]
-    ok = [r for r in sent if r.ok]
-    errors = Counter(r.error for r in sent if not r.ok)
-    duration = (max(r.end for r in sent) - min(r.start for r in sent)) / 1e9 if sent else 0.0
-    figures = [per_request(r) for r in ok]
-    ttft = [f["ttft_ms"] for f in figures if f["ttft_ms"] is not None]
-    tpot = [f["tpot_ms"] for f in figures if f["tpot_ms"] is not None]
-    e2el = [f["e2el_ms"] for f in figures]
-    itl = [g for f in figures for g in f["itl_ms"]]
-    queued = [(r.start - r.sched) / 1e6 for r in sent]
+    """The figures of one level's measured, not-cancelled records (a LevelTally over a list: the exact figures of a
+    short run, and the reference the streaming path is tested against)."""
+    tally = LevelTally(slo)
+    for rec in records:
+        tally.add(rec)
+    tally.in_flight_max = in_flight_max([r for r in records if r.start and r.error != "cancelled"])
+    return tally.summary()
 
-    with_usage = [r for r in ok if r.output_tokens is not None]
-    notes: list[str] = []
-    input_total = sum(int(r.input_tokens or 0) for r in with_usage) if with_usage else None
-    output_total = sum(f["output_tokens"] for f in figures)
-    if ok and not with_usage:
-        notes.append(
-            "the server sent no usage (stream_options.include_usage was asked for): input token throughput is "
-            "unknown and output tokens are counted as content chunks, an estimate"
-        )
-    elif len(with_usage) < len(ok):
-        notes.append(
-            f"{len(ok) - len(with_usage)} of {len(ok)} successful requests came without usage: their output tokens "
-            "are counted as content chunks and their input tokens are missing from the input throughput"
-        )
-    no_content = sum(1 for r in ok if not r.chunks)
-    if no_content:
-        notes.append(f"{no_content} successful request(s) streamed no content: no TTFT for them")
 
-    good = 0
-    for f in figures:
+class LevelTally:
+    """One level's figures folded in request by request, in memory that does not grow with the requests: counts and
+    sums, and a Digest per latency (exact while short, then a histogram within digest.ERROR_BOUND). `in_flight_max`
+    is set by whoever watched the requests go out (vlmkit.perf.timeline)."""
+
+    def __init__(self, slo: dict[str, float]) -> None:
+        self.slo = dict(slo)
+        self.measured = self.ok = self.cancelled = 0
+        self.errors: Counter = Counter()
+        self.first_start: int | None = None
+        self.last_end: int | None = None
+        self.busy_ns = 0
+        self.with_usage = 0
+        self.input_total = 0
+        self.output_total = 0
+        self.no_content = 0
+        self.good = 0
+        self.in_flight_max = 0
+        self.digests = {name: Digest() for name in ("ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "queued_ms")}
+
+    def add(self, rec: Record, figures: dict[str, Any] | None = None) -> None:
+        """Fold one measured record in (warm-up ones belong to no tally); `figures`: its per_request(), when the
+        caller has it already."""
+        if rec.error == "cancelled":
+            self.cancelled += 1
+            return
+        if not rec.start:
+            return
+        self.measured += 1
+        self.first_start = rec.start if self.first_start is None else min(self.first_start, rec.start)
+        self.last_end = rec.end if self.last_end is None else max(self.last_end, rec.end)
+        self.busy_ns += rec.end - rec.start
+        d = self.digests
+        d["queued_ms"].add((rec.start - rec.sched) / 1e6)
+        if not rec.ok:
+            self.errors[rec.error] += 1
+            return
+        self.ok += 1
+        f = figures or per_request(rec)
+        if f["ttft_ms"] is not None:
+            d["ttft_ms"].add(f["ttft_ms"])
+        else:
+            self.no_content += 1
+        if f["tpot_ms"] is not None:
+            d["tpot_ms"].add(f["tpot_ms"])
+        d["e2el_ms"].add(f["e2el_ms"])
+        if f["itl_ms"]:
+            d["itl_ms"].extend(f["itl_ms"])
+        if rec.output_tokens is not None:
+            self.with_usage += 1
+            self.input_total += int(rec.input_tokens or 0)
+        self.output_total += f["output_tokens"]
+        slo = self.slo
         if "ttft" in slo and (f["ttft_ms"] is None or f["ttft_ms"] > slo["ttft"]):
-            continue
+            return
         if "tpot" in slo and f["tpot_ms"] is not None and f["tpot_ms"] > slo["tpot"]:
-            continue
+            return
         if "e2el" in slo and f["e2el_ms"] > slo["e2el"]:
-            continue
-        good += 1
+            return
+        self.good += 1
 
-    def per_s(value: float | int | None) -> float | None:
-        return value / duration if value is not None and duration > 0 else None
+    def merge(self, other: "LevelTally") -> None:
+        """Add another process's tally of the same level (in_flight_max is the caller's: see timeline)."""
+        for name in ("measured", "ok", "cancelled", "busy_ns", "with_usage", "input_total", "output_total",
+                     "no_content", "good"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.errors.update(other.errors)
+        starts = [t for t in (self.first_start, other.first_start) if t is not None]
+        ends = [t for t in (self.last_end, other.last_end) if t is not None]
+        self.first_start, self.last_end = (min(starts) if starts else None), (max(ends) if ends else None)
+        for name, digest in self.digests.items():
+            digest.merge(other.digests[name])
 
-    return {
-        "requests": {
-            "measured": len(sent),
-            "successful": len(ok),
-            "failed": len(sent) - len(ok),
-            "errors_by_kind": dict(sorted(errors.items())),
-            "cancelled": sum(1 for r in records if r.error == "cancelled"),
-        },
-        "duration_s": duration,
-        "request_throughput": per_s(len(ok)),
-        "input_token_throughput": per_s(input_total),
-        "output_token_throughput": per_s(output_total),
-        "tokens": {
-            "input_total": input_total,
-            "output_total": output_total,
-            "output_source": "usage" if ok and len(with_usage) == len(ok) else ("chunks" if not with_usage else "mixed"),
-        },
-        "ttft_ms": stats(ttft),
-        "tpot_ms": stats(tpot),
-        "itl_ms": stats(itl),
-        "e2el_ms": stats(e2el),
-        "queued_ms": stats(queued),
-        "achieved_concurrency": {
-            "mean": sum(r.end - r.start for r in sent) / 1e9 / duration if duration > 0 else None,
-            "max": in_flight_max(sent),
-        },
-        "goodput": (
-            {"slo_ms": dict(slo), "good_requests": good, "per_s": per_s(good), "fraction": good / len(sent) if sent else None}
-            if slo
-            else None
-        ),
-        "notes": notes,
-    }
+    @property
+    def exact(self) -> bool:
+        return all(d.exact for d in self.digests.values())
+
+    def summary(self) -> dict[str, Any]:
+        ok, sent = self.ok, self.measured
+        duration = (self.last_end - self.first_start) / 1e9 if sent else 0.0
+        notes: list[str] = []
+        if ok and not self.with_usage:
+            notes.append(
+                "the server sent no usage (stream_options.include_usage was asked for): input token throughput is "
+                "unknown and output tokens are counted as content chunks, an estimate"
+            )
+        elif self.with_usage < ok:
+            notes.append(
+                f"{ok - self.with_usage} of {ok} successful requests came without usage: their output tokens "
+                "are counted as content chunks and their input tokens are missing from the input throughput"
+            )
+        if self.no_content:
+            notes.append(f"{self.no_content} successful request(s) streamed no content: no TTFT for them")
+        if not self.exact:
+            notes.append(
+                f"percentiles from a streaming histogram: within {ERROR_BOUND:.2%} of the exact figure (plus 1 ns); "
+                "n, mean and max are exact"
+            )
+        input_total = self.input_total if self.with_usage else None
+
+        def per_s(value: float | int | None) -> float | None:
+            return value / duration if value is not None and duration > 0 else None
+
+        return {
+            "requests": {
+                "measured": sent,
+                "successful": ok,
+                "failed": sent - ok,
+                "errors_by_kind": dict(sorted(self.errors.items())),
+                "cancelled": self.cancelled,
+            },
+            "duration_s": duration,
+            "request_throughput": per_s(ok),
+            "input_token_throughput": per_s(input_total),
+            "output_token_throughput": per_s(self.output_total),
+            "tokens": {
+                "input_total": input_total,
+                "output_total": self.output_total,
+                "output_source": "usage" if ok and self.with_usage == ok else ("chunks" if not self.with_usage else "mixed"),
+            },
+            **{name: digest.stats() for name, digest in self.digests.items() if name != "queued_ms"},
+            "queued_ms": self.digests["queued_ms"].stats(),
+            "achieved_concurrency": {
+                "mean": self.busy_ns / 1e9 / duration if duration > 0 else None,
+                "max": self.in_flight_max,
+            },
+            "goodput": (
+                {"slo_ms": dict(self.slo), "good_requests": self.good, "per_s": per_s(self.good),
+                 "fraction": self.good / sent if sent else None}
+                if self.slo
+                else None
+            ),
+            "notes": notes,
+        }

@@ -1,8 +1,10 @@
 """PNG plots of a perf run (matplotlib, Agg backend, imported only here and only when plotting):
 
-- `latency_cdf_<level>.png`: empirical CDFs of TTFT, TPOT, ITL and E2EL;
+- `latency_cdf_<level>.png`: CDFs of TTFT, TPOT, ITL and E2EL (every value of a short level; one point per histogram
+  bucket past vlmkit.perf.digest's exact limit);
 - `timeline_<level>.png`: completed requests/s, output tokens/s (each on its own axes, over a sliding window) and
-  requests in flight;
+  the most requests in flight, from the level's timeline bins (vlmkit.perf.timeline: bounded, whatever the run's
+  length);
 - `sweep.png` (two levels or more): throughput and TTFT/TPOT/E2EL median and p99 against the level.
 """
 
@@ -15,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from vlmkit.outputs.layout import PERF_PLOTS
-from vlmkit.perf.client import Record
-from vlmkit.perf.metrics import output_tokens, per_request
+from vlmkit.perf.metrics import LevelTally
+from vlmkit.perf.timeline import Timeline
 
 NO_MATPLOTLIB = "matplotlib is not installed: no plots were drawn (pip install 'vlmkit[perf]')"
 
@@ -34,20 +36,16 @@ def _pyplot() -> Any:
     return plt
 
 
-def latency_cdf(path: Path, label: str, records: list[Record]) -> None:
+def latency_cdf(path: Path, label: str, tally: LevelTally) -> None:
+    """CDFs from the level's digests: every value while the level is short, else one point per histogram bucket."""
     plt = _pyplot()
-    figures = [per_request(r) for r in records if r.ok]
-    series = {
-        "TTFT (ms)": [f["ttft_ms"] for f in figures if f["ttft_ms"] is not None],
-        "TPOT (ms)": [f["tpot_ms"] for f in figures if f["tpot_ms"] is not None],
-        "ITL (ms)": [g for f in figures for g in f["itl_ms"]],
-        "E2EL (ms)": [f["e2el_ms"] for f in figures],
-    }
+    series = {"TTFT (ms)": "ttft_ms", "TPOT (ms)": "tpot_ms", "ITL (ms)": "itl_ms", "E2EL (ms)": "e2el_ms"}
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
-    for ax, (name, values) in zip(axes.flat, series.items()):
-        if values:
-            x = np.sort(np.asarray(values))
-            ax.step(x, np.arange(1, x.size + 1) / x.size, where="post")
+    for ax, (name, key) in zip(axes.flat, series.items()):
+        digest = tally.digests[key]
+        if digest.count():
+            x, fraction = digest.cdf()
+            ax.step(x, fraction, where="post")
         else:
             ax.text(0.5, 0.5, "no values", ha="center", va="center", transform=ax.transAxes)
         ax.set_xlabel(name)
@@ -75,36 +73,24 @@ def rolling_rate(times: Any, grid: Any, window: float, weights: Any = None) -> A
     return (upto - before) / window
 
 
-def in_flight(starts: list[float], ends: list[float]) -> tuple[list[float], list[int]]:
-    """(times, requests in flight just after each time) as a step function; at one instant ends count before
-    starts, so a request that ends as another starts never counts both."""
-    events = sorted([(t, 0, -1) for t in ends] + [(t, 1, 1) for t in starts])
-    xs, levels, level = [0.0], [0], 0
-    for t, _, step in events:
-        level += step
-        xs.append(t)
-        levels.append(level)
-    return xs, levels
-
-
-def timeline(path: Path, label: str, records: list[Record], t0: int) -> None:
+def timeline(path: Path, label: str, course: Timeline | None) -> None:
+    """Completed requests/s and output tokens/s over a sliding window, and the most requests in flight per bin."""
     plt = _pyplot()
-    sent = [r for r in records if r.start and r.end]
     fig, (rate_ax, token_ax, flight_ax) = plt.subplots(3, 1, figsize=(10, 9), sharex=True)
-    if sent:
-        ok = [r for r in sent if r.ok]
-        ends = [(r.end - t0) / 1e9 for r in ok]
-        span = max(max((r.end - t0) / 1e9 for r in sent), 1e-3)
-        window = max(span / 20, min(1.0, span))
+    series = course.series() if course is not None else None
+    if series is not None and series["starts_s"].size:
+        width = series["width_s"]
+        ends = series["starts_s"] + width  # a bin's events counted at its end
+        span = max(float(ends[-1]), 1e-3)
+        window = max(span / 20, min(1.0, span), width)
         grid = np.linspace(0, span, 400)
-        rate_ax.plot(grid, rolling_rate(ends, grid, window), color="tab:blue")
-        token_ax.plot(grid, rolling_rate(ends, grid, window, [output_tokens(r)[0] for r in ok]), color="tab:orange")
-        xs, levels = in_flight([(r.start - t0) / 1e9 for r in sent], [(r.end - t0) / 1e9 for r in sent])
-        flight_ax.step(xs, levels, where="post", color="tab:green")
-        rate_ax.set_title(f"over a sliding window of {window:.3g} s", fontsize=9)
+        rate_ax.plot(grid, rolling_rate(ends, grid, window, series["completed"]), color="tab:blue")
+        token_ax.plot(grid, rolling_rate(ends, grid, window, series["tokens"]), color="tab:orange")
+        flight_ax.step(series["starts_s"], series["flight_max"], where="post", color="tab:green")
+        rate_ax.set_title(f"over a sliding window of {window:.3g} s (bins of {width:.3g} s)", fontsize=9)
     rate_ax.set_ylabel("completed requests/s")
     token_ax.set_ylabel("output tokens/s")
-    flight_ax.set_ylabel("requests in flight")
+    flight_ax.set_ylabel("most requests in flight")
     flight_ax.set_xlabel("seconds since the measured phase began")
     for ax in (rate_ax, token_ax, flight_ax):
         ax.grid(alpha=0.3)
@@ -142,8 +128,8 @@ def sweep(path: Path, levels: list[dict[str, Any]]) -> None:
     plt.close(fig)
 
 
-def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], list[Record], int]]) -> tuple[list[str], str | None]:
-    """(files written, note). `runs`: (level summary, measured records, t0) per level."""
+def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], LevelTally, Timeline | None]]) -> tuple[list[str], str | None]:
+    """(files written, note). `runs`: (level summary, its tally, its timeline) per level."""
     try:
         _pyplot()
     except ImportError:
@@ -151,10 +137,10 @@ def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], list[Record], in
     folder = out_dir / PERF_PLOTS
     folder.mkdir(parents=True, exist_ok=True)
     files = []
-    for level, records, t0 in runs:
+    for level, tally, course in runs:
         name = _safe(level["label"])
-        latency_cdf(folder / f"latency_cdf_{name}.png", level["label"], records)
-        timeline(folder / f"timeline_{name}.png", level["label"], records, t0)
+        latency_cdf(folder / f"latency_cdf_{name}.png", level["label"], tally)
+        timeline(folder / f"timeline_{name}.png", level["label"], course)
         files += [str(folder / f"latency_cdf_{name}.png"), str(folder / f"timeline_{name}.png")]
     if len(runs) >= 2:
         sweep(folder / "sweep.png", [level for level, _, _ in runs])

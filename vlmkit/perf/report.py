@@ -2,7 +2,9 @@
 
 - perf_summary.json: run identity, options (no key), the figures' definitions, one block per level;
 - perf_summary.csv: one row per level, flat columns;
-- perf_requests.jsonl: one line per request (warm-up ones marked), its own figures in ms.
+- perf_requests.jsonl: one line per request (warm-up ones marked, first), its own figures in ms, written as the
+  request finishes (vlmkit.perf.collect): within a level the lines are in completion order (with --workers, one
+  worker's lines after another's); `server` says which --api-base server it went to when there are several.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from vlmkit.core.files import write_text_atomic
 from vlmkit.perf.client import Record
@@ -81,9 +83,12 @@ def _ms(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def request_line(level: str, rec: Record, index: Any, t0: int) -> dict[str, Any]:
-    fig = per_request(rec)
-    return {
+def request_line(level: str, rec: Record, index: Any, t0: int, *, servers: int = 1,
+                 figures: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A request's line in perf_requests.jsonl; `server` (its --api-base URL's position) when there are several.
+    `figures`: the record's per_request(), when the caller has it already."""
+    fig = figures or per_request(rec)
+    line = {
         "level": level,
         "n": rec.n,
         "row": rec.row,
@@ -107,12 +112,16 @@ def request_line(level: str, rec: Record, index: Any, t0: int) -> dict[str, Any]
         "output_tokens_source": fig["output_tokens_source"],
         "max_tokens": rec.max_tokens,
     }
+    if servers > 1:
+        line["server"] = rec.server
+    return line
 
 
-def write_request_lines(handle: IO[str], level: str, records: list[Record], index: list[Any], t0: int) -> None:
-    for rec in records:
-        handle.write(json.dumps(request_line(level, rec, index[rec.row], t0), ensure_ascii=False, default=str) + "\n")
-    handle.flush()
+_LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)  # built once: lines are written per request
+
+
+def dumps_line(line: dict[str, Any]) -> str:
+    return _LINE_ENCODER.encode(line) + "\n"
 
 
 def _load_mark(level: dict[str, Any]) -> str:

@@ -20,9 +20,11 @@ import signal
 import threading
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from time import monotonic_ns
 from typing import Any
 
+from vlmkit.perf.collect import Collector, RequestLines, part_path
 from vlmkit.perf.requests import PreparedRequests
 from vlmkit.perf.schedule import LevelPlan, LevelRun, Target, run_level
 
@@ -160,7 +162,8 @@ def _abort(barrier: Any) -> None:
     threading.Thread(target=barrier.abort, daemon=True).start()
 
 
-def _child(plan: LevelPlan, prepared: PreparedRequests, target: Target, stop: Any, barrier: Any, start: Any, results: Any) -> None:
+def _child(plan: LevelPlan, prepared: PreparedRequests, target: Target, stop: Any, barrier: Any, start: Any, results: Any,
+           slo: dict[str, float], lines_path: Path | None, secrets: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # until run_level installs its own handler
 
     def sync() -> int:
@@ -170,18 +173,26 @@ def _child(plan: LevelPlan, prepared: PreparedRequests, target: Target, stop: An
             return monotonic_ns() + START_MARGIN_NS
         return start.value
 
+    handle = open(part_path(lines_path, plan.worker), "w", encoding="utf-8") if lines_path is not None else None
     try:
-        run = run_level(plan, prepared, target, stop, sync=sync)
+        lines = RequestLines(handle, plan.label, prepared.index, secrets, len(target.servers())) if handle else None
+        run = run_level(plan, prepared, target, stop, sync=sync, collect=Collector(target.servers(), slo, lines))
     except BaseException as exc:  # reported by the parent as one line
         barrier.abort()
         results.put(("error", plan.worker, f"{type(exc).__name__}: {exc}"))
         return
-    results.put(("ok", plan.worker, run.to_state()))
+    finally:
+        if handle is not None:
+            handle.close()
+    results.put(("ok", plan.worker, run))
 
 
-def run_level_in_workers(plan: LevelPlan, prepared: PreparedRequests, target: Target, workers: int, stop: Any) -> WorkerRuns:
+def run_level_in_workers(plan: LevelPlan, prepared: PreparedRequests, target: Target, workers: int, stop: Any, *,
+                         slo: dict[str, float] | None = None, lines_path: Path | None = None,
+                         secrets: list[str] | None = None) -> WorkerRuns:
     """Run the level's shares in worker processes: the runs of those that reported and the failures of the
-    others. `stop` is a SharedFlag (or any flag a forked or spawned process shares)."""
+    others. `stop` is a SharedFlag (or any flag a forked or spawned process shares). With `lines_path`, worker w
+    writes its requests' lines to part_path(lines_path, w) (vlmkit.perf.collect.append_parts gathers them)."""
     shares = split_plan(plan, workers)
     ctx = context()
     start = ctx.Value("q", 0)
@@ -192,7 +203,8 @@ def run_level_in_workers(plan: LevelPlan, prepared: PreparedRequests, target: Ta
     barrier = ctx.Barrier(len(shares), action=set_start)
     results = ctx.Queue()
     procs = [
-        ctx.Process(target=_child, args=(share, prepared, target, stop, barrier, start, results), daemon=True)
+        ctx.Process(target=_child, args=(share, prepared, target, stop, barrier, start, results, slo or {}, lines_path,
+                                         secrets or []), daemon=True)
         for share in shares
     ]
     for proc in procs:
@@ -203,7 +215,7 @@ def run_level_in_workers(plan: LevelPlan, prepared: PreparedRequests, target: Ta
     def take(item: tuple[str, int, Any]) -> None:
         status, worker, payload = item
         if status == "ok":
-            runs[worker] = LevelRun.from_state(payload)
+            runs[worker] = payload
         else:
             failures[worker] = payload
             _abort(barrier)

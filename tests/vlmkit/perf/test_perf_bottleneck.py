@@ -6,6 +6,7 @@ from __future__ import annotations
 from array import array
 
 from vlmkit.perf.bottleneck import client_health
+from vlmkit.perf.metrics import LevelTally
 from vlmkit.perf.schedule import LevelRun
 
 SECOND = 1_000_000_000
@@ -13,7 +14,7 @@ SECOND = 1_000_000_000
 
 def _run(cpu_s: float, lag_ms: list[float], dispatch_ms: list[float] | None = None, worker: int = 0) -> LevelRun:
     return LevelRun(
-        records=[], warmup_records=[], t0=0, t_end=10 * SECOND, cpu_s=cpu_s,
+        tally=LevelTally({}), timeline=None, sent=0, warmup=0, t0=0, t_end=10 * SECOND, cpu_s=cpu_s,
         loop_lag=array("q", [int(x * 1e6) for x in lag_ms]),
         dispatch_lag=array("q", [int(x * 1e6) for x in dispatch_ms or []]),
         interrupted=False, gc_collections=0, worker=worker,

@@ -1,5 +1,5 @@
 """The perf timeline: rates over a sliding window (steady load draws a flat line, not a zig-zag of bins),
-requests/s and tokens/s on axes of their own, and requests in flight as a step function."""
+requests/s and tokens/s on axes of their own, and the most requests in flight per timeline bin as a step function."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vlmkit.perf.plots import in_flight, rolling_rate, timeline
+from vlmkit.perf.plots import rolling_rate, timeline
+from vlmkit.perf.timeline import Timeline
 
 
 def test_a_steady_rate_is_flat_where_the_window_is_full():
@@ -25,25 +26,15 @@ def test_the_window_counts_what_ended_in_it_and_nothing_else():
     assert list(rolling_rate(ends, [0.4], 0.5)) == [4.0]  # (−0.1, 0.4]: both ends, an end exactly at t counts
 
 
-def test_in_flight_counts_ends_before_starts_at_one_instant():
-    xs, levels = in_flight(starts=[0.0, 1.0, 1.0], ends=[1.0, 2.0, 3.0])
-    # at 1.0 the first request ends as two start: never 3 in flight
-    assert max(levels) == 2 and levels[-1] == 0
-    assert list(zip(xs, levels)) == [(0.0, 0), (0.0, 1), (1.0, 0), (1.0, 1), (1.0, 2), (2.0, 1), (3.0, 0)]
-
-
 def test_the_timeline_draws_three_panels(tmp_path: Path):
     pytest.importorskip("matplotlib")
     from PIL import Image
 
-    from vlmkit.perf.client import Record
-
     t0 = 1_000_000_000
-    records = []
-    for i in range(40):
-        record = Record(n=i, row=i, max_tokens=8, sched=t0 + int(i * 1e8))
-        record.start, record.end, record.output_tokens = t0 + int(i * 1e8), t0 + int(i * 1e8 + 5e8), 8
-        records.append(record)
-    timeline(tmp_path / "t.png", "c=4", records, t0)
+    course = Timeline(t0)
+    for i in range(40):  # a request every 0.1 s, each 0.5 s long with 8 tokens
+        course.started(t0 + int(i * 1e8))
+        course.ended(t0 + int(i * 1e8 + 5e8), True, 8)
+    timeline(tmp_path / "t.png", "c=4", course)
     with Image.open(tmp_path / "t.png") as drawn:
         assert drawn.size == (1000, 900)  # 10 x 9 inches at 100 dpi: three panels one above the other

@@ -11,7 +11,8 @@ import pytest
 
 from vlmkit.perf.client import Record
 from vlmkit.perf.metrics import summarize
-from vlmkit.perf.report import console_table, csv_row, request_line, summary_csv, write_request_lines
+from vlmkit.perf.collect import RequestLines
+from vlmkit.perf.report import console_table, csv_row, request_line, summary_csv
 
 MS = 1_000_000
 T0 = 1_000 * MS  # the level's t0 in ns
@@ -88,9 +89,19 @@ def test_request_lines_count_from_t0_and_round_to_a_microsecond() -> None:
     assert (line["start_ms"], line["queued_ms"], line["e2el_ms"], line["status"], line["ok"]) == (
         None, None, None, None, False)
     handle = io.StringIO()
-    write_request_lines(handle, "r=5", [rec, unsent], ["a", "b"], T0)
+    sink = RequestLines(handle, "r=5", ["a", "b"], ["sk-secret"], servers=2)
+    warm = Record(1, 0, 8, T0 - 5 * MS, warmup=True)
+    sink.write(rec)  # before t0 is known: held, then written after the warm-up line
+    sink.write(warm)
+    assert handle.getvalue() == ""
+    sink.begin(T0)
+    unsent.message, unsent.server = "refused with key sk-secret", 1
+    sink.write(unsent)
+    sink.close()
     lines = [json.loads(x) for x in handle.getvalue().splitlines()]
-    assert [(x["level"], x["n"], x["index"]) for x in lines] == [("r=5", 4, "b"), ("r=5", 7, "a")]
+    assert [(x["level"], x["n"], x["index"], x["server"]) for x in lines] == [
+        ("r=5", 1, "a", 0), ("r=5", 4, "b", 0), ("r=5", 7, "a", 1)]
+    assert lines[0]["sched_ms"] == -5.0 and "sk-secret" not in handle.getvalue()
 
 
 def test_console_table_marks_and_columns() -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from vlmkit.perf.cli import main
+from vlmkit.perf.collect import part_path
 from vlmkit.perf.requests import PreparedRequests
 from vlmkit.perf.schedule import LevelPlan, Target
 from vlmkit.perf.workers import (
@@ -142,7 +143,7 @@ def test_a_level_whose_workers_all_fail_has_no_figures_and_the_sweep_goes_on(moc
     assert "c=4 (failed: 2 of 2 workers failed)" in captured.out
 
 
-def test_a_worker_that_raises_is_reported_with_its_exception(mock_server) -> None:
+def test_a_worker_that_raises_is_reported_with_its_exception(mock_server, tmp_path: Path) -> None:
     """A worker whose share raises (here: its rows have no max_tokens entry, as a bug would leave them) reports
     the exception; the barrier is broken for it, so the other worker measures its share alone."""
     mock = mock_server("--tokens", "2")
@@ -151,11 +152,14 @@ def test_a_worker_that_raises_is_reported_with_its_exception(mock_server) -> Non
     prepared = PreparedRequests(bodies=[body, body], max_tokens=[2], index=[0, 1], build_s=0.0)
     plan = LevelPlan("c=2", False, slots=2, warmup_ids=[0, 1], ids=list(range(2, 10)), id_start=2)
     target = Target(mock.base_url + "/chat/completions", {"Content-Type": "application/json"}, 30.0)
-    outcome = run_level_in_workers(plan, prepared, target, 2, SharedFlag())
+    lines_path = tmp_path / "lines.jsonl"
+    outcome = run_level_in_workers(plan, prepared, target, 2, SharedFlag(), lines_path=lines_path)
     # worker 1 takes the odd request numbers, all on row 1, which has no max_tokens entry
     assert [run.worker for run in outcome.runs] == [0]
-    assert sorted(r.n for r in outcome.runs[0].records) == [2, 4, 6, 8]
-    assert all(r.ok for r in outcome.runs[0].records)
+    assert outcome.runs[0].tally.measured == outcome.runs[0].tally.ok == 4
+    lines = [json.loads(x) for x in part_path(lines_path, 0).read_text().splitlines()]
+    assert sorted(line["n"] for line in lines if not line["warmup"]) == [2, 4, 6, 8]
+    assert all(line["ok"] for line in lines)
     [failure] = outcome.failures
     assert failure.worker == 1 and failure.reason.startswith("IndexError")
     assert (failure.slots, failure.requests) == (1, 4)
