@@ -23,8 +23,10 @@ def evaluate(data: str | list[str], model: str | list[str], *, judge: str | None
     """Every model on every dataset, as `vlmkit run --data ... --model ...` does: infer (resuming a journal),
     score, and write the work dir's files. Returns one DatasetRun per (model, dataset) pair (vlmkit.run.runner).
 
-    Options are the fields of RunOptions (work_dir, mode, limit, nproc, batch_size, root, ...) and of ModelOptions
-    (api_base, api_key, max_tokens, temperature, model_path, system_prompt, ...); `judge` names a judge model."""
+    Options are the fields of RunOptions (work_dir, mode, limit, nproc, batch_size, root, shard="I/N", merge,
+    barrier_timeout, ...) and of ModelOptions (api_base, api_key, max_tokens, temperature, model_path,
+    system_prompt, ...); `judge` names a judge model. With shard="I/N" only that shard's rows are asked and nothing is
+    scored; merge=True scores once every shard is done (vlmkit.run.shards)."""
     from vlmkit.run.judge import JudgeOptions
     from vlmkit.run.resolve import ModelOptions
     from vlmkit.run.runner import Runner, RunOptions

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 OK = 0  # every (model, dataset) pair finished: every sample answered (and scored, unless --mode infer)
 BAD_INPUT = 2  # bad input or usage: unknown name, bad flag or config, unreadable or empty dataset, nothing to score
 SAMPLES_FAILED = 3  # the run finished but some samples have no answer (error records; a rerun asks them again)
-STOPPED = 4  # stopped early: the server probe failed, or the first samples all failed the same way
+STOPPED = 4  # stopped early: the server probe failed, the first samples all failed the same way, or a torchrun
+#   rank never arrived (--barrier-timeout)
 INTERRUPTED = 130  # Ctrl-C: every answer received so far is journalled; rerun the same command to resume
 
 TABLE = (
@@ -15,7 +16,7 @@ TABLE = (
     (1, "an unexpected error (a bug in vlmkit: the traceback says where)"),
     (BAD_INPUT, "bad input or usage (unknown name, bad flag/config, empty or unreadable dataset, nothing to score)"),
     (SAMPLES_FAILED, "finished, but some samples failed (see the error summary; a rerun asks them again)"),
-    (STOPPED, "stopped early by the server: probe failed, or the first samples all failed the same way"),
+    (STOPPED, "stopped early: server probe failed, the first samples all failed the same way, or a torchrun rank never arrived"),
     (INTERRUPTED, "interrupted (Ctrl-C); answers so far are journalled, rerun to resume"),
 )
 # The worst of several outcomes decides the exit code.
@@ -23,7 +24,7 @@ _SEVERITY = (OK, SAMPLES_FAILED, BAD_INPUT, STOPPED, INTERRUPTED)
 # DatasetRun.status -> exit code.
 FOR_STATUS = {
     "success": OK, "inferred": OK, "no_target": OK, "shard_done": OK,
-    "partial": SAMPLES_FAILED, "failed": SAMPLES_FAILED,
+    "partial": SAMPLES_FAILED, "failed": SAMPLES_FAILED, "incomplete": SAMPLES_FAILED,
     "no_answers": BAD_INPUT, "kept": BAD_INPUT,
     "stopped": STOPPED, "skipped": STOPPED,
 }

@@ -39,7 +39,9 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    help="perf: load-test each served model with each dataset at --nproc concurrency (see `vlmkit perf`)")
     p.add_argument("--work-dir", type=Path, default=Path("outputs"), help="results go to WORK_DIR/<model>/ (default: outputs)")
     p.add_argument("--limit", type=int, default=None, help="only the first N rows of each dataset")
-    p.add_argument("--nproc", type=int, default=4, help="concurrent requests for API models (default 4)")
+    p.add_argument("--nproc", "--api-nproc", type=int, default=4,
+                   help="concurrent requests for API models (default 4); under torchrun write --api-nproc: torchrun "
+                        "reads any --nproc as its own --nproc-per-node")
     p.add_argument("--batch-size", type=int, default=None,
                    help="batch size for local models (default 8; 64 with --backend vllm, one LLM.chat call per batch)")
     p.add_argument("--max-tokens", type=int, default=None, help="most tokens to generate per answer")
@@ -86,6 +88,16 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                        help="mcq: acc, circular; yorn: acc, mme, pope, hallusion, amber, vsr; vqa: vqa_score, anls, "
                             "relaxed, exact, ocrbench; caption: caption (BLEU/ROUGE-L/CIDEr)")
     rules.add_argument("--like", default=None, metavar="NAME", help="score it by this catalog benchmark's rules (e.g. MME)")
+    shards = p.add_argument_group("several processes or hosts (see vlmkit.run.shards; torchrun also works)")
+    shards.add_argument("--shard", default=None, metavar="I/N",
+                        help="infer shard I of N alone (I from 0 to N-1: rows I, I+N, ...), journalled so that any "
+                             "later split reuses every answer; nothing is scored. Run again alone after a failure")
+    shards.add_argument("--merge", action="store_true",
+                        help="score the shards' answers (asks nothing) when every row has one, else name the missing "
+                             "shards and exit 3; with --shard: run the shard, then score if it finished last")
+    shards.add_argument("--barrier-timeout", type=float, default=None, metavar="SECONDS",
+                        help="torchrun: how long rank 0 waits for the other ranks after each dataset before naming the "
+                             "missing ones (default 1800: 30 min)")
     p.add_argument("--keep-local-tsv", action="store_true",
                    help="run a local catalog TSV whose MD5 differs from the catalog's (recorded in results.json)")
     p.add_argument("--reuse", action="store_true", help="keep answers journalled under other settings instead of setting them aside")
@@ -229,6 +241,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
         keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
         prompt_style=args.prompt_style, data_root=args.data_root,
+        shard=args.shard, merge=bool(args.merge),
+        **({"barrier_timeout": args.barrier_timeout} if args.barrier_timeout is not None else {}),
     )
     judge = JudgeOptions(name=args.judge, api_base=args.judge_api_base, api_key=args.judge_api_key,
                          nproc=args.judge_nproc, timeout=args.judge_timeout, retries=args.judge_retries)

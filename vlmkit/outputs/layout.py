@@ -4,6 +4,8 @@
     <work_dir>/<model folder>/<model folder>_<dataset>_acc.csv         VLMEvalKit's summary (`_score.csv` for some)
     <work_dir>/<model folder>/<dataset>/journal.jsonl                  the answers as they arrive
                                         journal.rank<R>.jsonl          rank R's share under torchrun
+                                        journal.shard<I>of<N>.jsonl    shard I of N (`vlmkit run --shard I/N`)
+                                        merge.lock                     held while a shard or --merge scores
                                         judge.jsonl                    the judge's calls (--judge)
                                         predictions.jsonl              one line per sample
                                         results.json                   the pair's results (vlmkit.outputs.schema)
@@ -11,6 +13,9 @@
                                         perf/                          `vlmkit run --mode perf`
     <name>.stale<N><suffix>      a file set aside when a later run used other settings (vlmkit.core.files.move_aside
                                  names it; never deleted): results.stale1.json beside predictions.stale1.jsonl
+
+    <work_dir>/.vlmkit-ranks/<launch>/     torchrun's rank markers (start and per-pair arrival; vlmkit.run.distributed):
+                                           small files, safe to delete once the run has ended
 
 The model folder is the model name made safe for a path (`model_folder_name`); the dataset folder is the dataset's
 name as it is.
@@ -26,6 +31,8 @@ PREDICTIONS = "predictions.jsonl"
 JOURNAL = "journal.jsonl"
 JOURNALS = "journal*.jsonl"  # every journal of a pair: ranks and set-aside ones (glob)
 RANK_JOURNALS = "journal.rank*.jsonl"  # what a sharded run's results.json names as its journal
+MERGE_LOCK = "merge.lock"  # beside the journals: one scorer at a time (vlmkit.run.shards)
+RANKS_DIR = ".vlmkit-ranks"  # under the work dir: torchrun's marker files, one folder per launch
 JUDGE_JOURNAL = "judge.jsonl"
 ARK_OUTPUT = "ark_output.jsonl"
 SUMMARY_SUFFIXES = ("acc", "score")  # <model>_<dataset>_<suffix>.csv, as VLMEvalKit names them
@@ -58,6 +65,16 @@ def run_dir(work_dir: Path, model: str, dataset: str) -> Path:
 def journal_name(rank: int = 0, world: int = 1) -> str:
     """journal.jsonl, or journal.rank<R>.jsonl for rank R of a sharded run."""
     return JOURNAL if world == 1 else f"journal.rank{rank}.jsonl"
+
+
+def shard_journal_name(index: int, count: int) -> str:
+    """journal.shard<I>of<N>.jsonl: the journal of shard I of N (`vlmkit run --shard I/N`)."""
+    return f"journal.shard{index}of{count}.jsonl"
+
+
+def ranks_dir(work_dir: Path, launch: str) -> Path:
+    """The folder of one torchrun launch's rank markers (vlmkit.run.distributed)."""
+    return work_dir / RANKS_DIR / launch
 
 
 def xlsx_name(model: str, dataset: str) -> str:

@@ -10,6 +10,10 @@ A damaged journal costs no more than its damaged lines: the file is read as byte
 warning; every readable record is kept. A damaged header leaves the settings unknown (`stored_fingerprint` is None,
 `header_lost` is True).
 
+A shard's journal (`vlmkit run --shard I/N`, or rank I of N under torchrun) says so in its header (`__shard__`:
+[I, N]), so that a later run reads only the journals that can hold its rows (vlmkit.run.shards.may_overlap) without
+reading the rest past their first line. Records stay keyed by row index alone: any sharding reuses any answer.
+
 One process writes a pair's journal at a time: `open()` (or `lock()`) takes a non-blocking `fcntl.flock` on
 `<journal>.lock` beside it, holding the writer's pid; a second writer is refused (`JournalBusy`, one line naming that
 pid). The kernel drops the lock when its process ends, killed or not (where there is no fcntl, as on Windows, the
@@ -40,6 +44,7 @@ from vlmkit.core.secrets import scrub
 log = logging.getLogger("vlmkit")
 
 HEADER_KEY = "__journal__"
+SHARD_KEY = "__shard__"  # in the header of a shard's journal: [I, N]
 LOCK_SUFFIX = ".lock"
 
 
@@ -65,9 +70,11 @@ def _numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
 
 
 class Journal:
-    def __init__(self, path: Path, fingerprint: dict[str, Any], secrets: Iterable[str | None] = ()) -> None:
+    def __init__(self, path: Path, fingerprint: dict[str, Any], secrets: Iterable[str | None] = (),
+                 shard: tuple[int, int] | None = None) -> None:
         self.path = path
         self.fingerprint = fingerprint
+        self.shard = shard  # (I, N) when this journal holds shard I of N's rows; written into a new file's header
         self._secrets = tuple(s for s in secrets if s)
         self._records: dict[str, dict[str, Any]] = {}
         self._lines: dict[str, str] = {}  # each held record's line as the file has it (see `line`)
@@ -96,6 +103,16 @@ class Journal:
         first = self._first_line()
         header = _parsed(first) if first is not None else None
         return header.get(HEADER_KEY) if isinstance(header, dict) else None
+
+    def stored_shard(self) -> tuple[int, int] | None:
+        """(I, N) from the header of a shard's journal; None for a journal of every row (or an unreadable header)."""
+        first = self._first_line()
+        header = _parsed(first) if first is not None else None
+        value = header.get(SHARD_KEY) if isinstance(header, dict) else None
+        if (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
+                and 0 <= value[0] < value[1]):
+            return value[0], value[1]
+        return None
 
     def load(self) -> dict[str, dict[str, Any]]:
         """Records by index key; a later record for the same index replaces an earlier one (a retried error)."""
@@ -161,10 +178,37 @@ class Journal:
         new = not self.path.exists() or self.path.stat().st_size == 0
         if not new:
             self._repair_tail()
+            self._widen_shard_claim()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if new:
             self._records, self._lines, self._read = {}, {}, True  # a new file holds what this object writes
-            self._write({HEADER_KEY: self.fingerprint})
+            header: dict[str, Any] = {HEADER_KEY: self.fingerprint}
+            if self.shard is not None:
+                header[SHARD_KEY] = list(self.shard)
+            self._write(header)
+
+    def _widen_shard_claim(self) -> None:
+        """A journal whose header says it holds shard J of M, now written by another shard (torchrun's
+        journal.rank<R>.jsonl under another world size), loses that claim: it may hold any row from now on. The file
+        is rewritten once with a header of the fingerprint alone (a rare event: a new split of the same run)."""
+        stored = self.stored_shard()
+        if stored is None or stored == self.shard:
+            return
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        with open(self.path, "rb") as source, open(tmp, "wb") as target:
+            first = source.readline()
+            header = _parsed(first.rstrip(b"\r\n"))
+            if not isinstance(header, dict):  # blank lines before the header: left as it is
+                target.close()
+                tmp.unlink()
+                return
+            header.pop(SHARD_KEY, None)
+            target.write((json.dumps(header, ensure_ascii=False) + "\n").encode("utf-8"))
+            while chunk := source.read(1 << 20):
+                target.write(chunk)
+            target.flush()
+            os.fsync(target.fileno())
+        os.replace(tmp, self.path)
 
     def _repair_tail(self) -> None:
         """End a half-written last line (a killed run) so that the next record starts on its own line."""

@@ -17,6 +17,11 @@ What a run trusts and refuses:
 - Datasets and models are asked through their contracts (vlmkit.core.contracts): a dataset's optional members have
   their defaults on its base class; a model, which may be a user's class with only `generate`, is held as a
   ModelView that gives the optional members theirs.
+- Several processes: `--shard I/N` infers shard I's rows alone into `journal.shard<I>of<N>.jsonl` and scores nothing;
+  `--merge` scores when every row has a record in some journal, else names the missing shards (vlmkit.run.shards).
+  Under torchrun rank R is shard R/W (`journal.rank<R>.jsonl`); only rank 0 waits for the others, at most
+  --barrier-timeout, and scores (vlmkit.run.distributed). A shard or rank reads only the journals that can hold its
+  rows; the scorer reads them all.
 - With a judge (vlmkit.run.judge) its server is probed before any model is asked anything; each pair's judge
   calls are journalled in `judge.jsonl`; a judge that stops (unreachable, refusing) stops the pair in one line, and
   rows whose judge call failed make the pair partial (asked again on the next run).
@@ -41,7 +46,8 @@ from vlmkit.outputs import layout
 from vlmkit.outputs.ark import OUTPUT_FORMAT as ARK_FORMAT
 from vlmkit.outputs.ark import write_ark_output
 from vlmkit.core.cells import listed
-from vlmkit.run.distributed import barrier, local_rank_device, rank_world
+from vlmkit.run.distributed import (DEFAULT_BARRIER_TIMEOUT_S, RankGroup, RanksMissing, local_rank_device, pair_step,
+                                    rank_world)
 from vlmkit.core.errors import ConfigError, DataError
 from vlmkit.run.failures import (
     FirstFailures,
@@ -66,6 +72,7 @@ from vlmkit.outputs.provenance import now_iso
 from vlmkit.outputs.tables import write_prediction_table, write_summary_table
 from vlmkit.outputs.run_files import eval_refusal, results_document, write_predictions
 from vlmkit.run.inputs import build_datasets, check_frames
+from vlmkit.run.shards import Shard, may_overlap, missing_message, parse_shard, scoring_lock
 from vlmkit.scoring.result import EvalResult
 from vlmkit.core.secrets import redacted_argv, scrub
 
@@ -99,6 +106,9 @@ class RunOptions:
     like: str | None = None
     prompt_style: str = "model"  # model: a model's own prompts where it has them (VLMEvalKit's); dataset: never
     data_root: Path | None = None  # a local snapshot folder for benchmarks built from one (MVBench, Video-MME)
+    shard: Shard | str | None = None  # --shard I/N: infer shard I of N alone, score nothing (vlmkit.run.shards)
+    merge: bool = False  # --merge: score when every row has an answer in some journal (with --shard: if the last)
+    barrier_timeout: float = DEFAULT_BARRIER_TIMEOUT_S  # torchrun: seconds rank 0 waits for the others after a pair
 
     def check(self) -> None:
         """ConfigError (one line naming the flag) for a value that cannot work."""
@@ -109,6 +119,15 @@ class RunOptions:
         for flag, value in (("--limit", self.limit), ("--nproc", self.nproc), ("--batch-size", self.batch_size)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{flag} must be a whole number, 1 or more; got {value!r}")
+        if isinstance(self.shard, str):
+            self.shard = parse_shard(self.shard)
+        if (isinstance(self.barrier_timeout, bool) or not isinstance(self.barrier_timeout, (int, float))
+                or not self.barrier_timeout > 0):
+            raise ConfigError(f"--barrier-timeout must be a number of seconds above 0; got {self.barrier_timeout!r}")
+        if (self.shard is not None or self.merge) and self.mode != "all":
+            what = "--shard" if self.shard is not None else "--merge"
+            raise ConfigError(f"{what} goes with --mode all (a shard infers its rows; --merge scores them), "
+                              f"not --mode {self.mode}")
 
 
 @dataclass
@@ -116,7 +135,9 @@ class DatasetRun:
     """What one (model, dataset) pair ended with.
 
     status: success | partial (some samples failed) | failed (every sample failed: nothing scored) | inferred
-    (--mode infer) | no_target (nothing to score against) | shard_done (a rank > 0 of a sharded run) | stopped (the
+    (--mode infer) | no_target (nothing to score against) | shard_done (every row of a --shard, or of a rank > 0
+    under torchrun, answered; nothing scored) | incomplete (--merge: some row has no answer in any journal; nothing
+    scored, `message` names the shards) | stopped (the
     probe failed or the first samples all failed the same way: `message` says why) | skipped (not run: the model
     stopped on an earlier dataset) | no_answers (--mode eval found no answer) | kept (--mode eval would have
     replaced results that hold more answers). vlmkit.cli.exit_codes maps each to an exit code.
@@ -149,6 +170,7 @@ class Runner:
         self._probes: dict[str, dict[str, Any] | None] = {}
         self._secrets: set[str] = set()
         self._prompts_from: dict[tuple[str, str], str] = {}  # (model, dataset) -> "dataset" or the model's prompt owner
+        self._group: RankGroup | None = None  # the ranks of a torchrun launch (vlmkit.run.distributed)
 
     def run(self, datasets: list[str], models: list[str | ModelSpec], custom: list[dict[str, Any]] | None = None
             ) -> list[DatasetRun]:
@@ -162,6 +184,12 @@ class Runner:
                  for m in models]  # fail fast
         for spec in specs:
             self._remember_secret(spec)
+        world = rank_world()[1]
+        if world > 1 and self.options.shard is not None:
+            raise ConfigError("--shard runs one shard alone; under torchrun each rank already takes its share "
+                              "(leave out --shard, or run the shards without torchrun)")
+        if world > 1 and self._group is None:  # NotShared: one line when the work dir is not shared storage
+            self._group = RankGroup.start(self.options.work_dir, self.options.barrier_timeout)
         if self.judge is not None and self.judge.secret:
             self._secrets.add(self.judge.secret)
         built = self.build_datasets(datasets, custom or [])
@@ -187,11 +215,10 @@ class Runner:
                     outcomes.append(outcome)
                     if outcome.status == "stopped":
                         why = f"not run ({spec.name} stopped on {dataset.name})"
-                        outcomes += [
-                            DatasetRun(spec.name, d.name, "skipped", len(self._rows(d)), 0, 0,
-                                       message=f"{spec.name} x {d.name}: {why}")
-                            for d in built[i + 1 :]
-                        ]
+                        for d in built[i + 1 :]:
+                            self._arrive(spec.name, d.name, "skipped")
+                            outcomes.append(DatasetRun(spec.name, d.name, "skipped", len(self._rows(d)), 0, 0,
+                                                       message=f"{spec.name} x {d.name}: {why}"))
                         break
             finally:
                 self.release(spec)
@@ -228,26 +255,29 @@ class Runner:
         keys = index_keys(rows["index"])
         label = f"{spec.name} x {dataset.name}"
         eval_only = self.options.mode == "eval"
+        merge_only = self.options.merge and self.options.shard is None  # --merge: score the shards, ask nothing
 
         rank, world = rank_world()
+        shard = self._shard()
         fingerprint = run_fingerprint(spec.name, spec.target, spec.kwargs, dataset)
-        journal = Journal(run_dir / layout.journal_name(rank, world), fingerprint,
-                          secrets=self._secrets)
+        journal = Journal(run_dir / self._journal_name(shard), fingerprint, secrets=self._secrets,
+                          shard=shard.pair if shard is not None else None)
         notes: list[str] = []
-        if not eval_only:
+        if not eval_only and not merge_only:
             set_aside_stale(journal, self._result_files(model_dir, run_dir, spec, dataset), reuse=self.options.reuse)
             try:
-                notes += self._infer(spec, dataset, rows, keys, journal, rank, world, label)
+                notes += self._infer(spec, dataset, rows, keys, journal, shard,
+                                     f"{label} [shard {shard}]" if self.options.shard is not None else label)
             except RunStopped as stop:
-                if world > 1:
-                    barrier()  # the other ranks wait there; each says for itself why it stopped
-                records = self._all_records(run_dir, journal)
+                self._arrive(spec.name, dataset.name, "stopped")  # rank 0 does not wait for a rank that stopped
+                records = self._all_records(run_dir, journal, overlapping=shard)
                 errors = self._scrubbed(errors_by_kind(records, keys))
                 n_ok = sum(1 for k in keys if k in records and records[k].get("error") is None)
                 outcome = DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok,
                                      sum(e["count"] for e in errors.values()), message=self._scrub(f"{label}: {stop}"),
                                      errors=errors, notes=notes)
-                if not (run_dir / layout.RESULTS).exists():  # say why on disk too, where nothing better is lost
+                scorer = shard is None or (world > 1 and rank == 0)  # a shard never writes the pair's results.json
+                if scorer and not (run_dir / layout.RESULTS).exists():  # say why on disk too, where nothing is lost
                     outcome.files = {"journal": str(journal.path), "results": str(run_dir / layout.RESULTS)}
                     write_json(run_dir / layout.RESULTS,
                                self._results(spec, dataset, outcome, records, keys, started,
@@ -256,13 +286,53 @@ class Runner:
                 return outcome
 
         if world > 1:
-            barrier()  # every rank has journalled its share
-            if rank != 0:  # rank 0 merges the journals and scores
-                own = journal.load()
-                ok = sum(1 for rec in own.values() if rec.get("error") is None)
-                n_mine = len(range(rank, len(keys), world))
-                return DatasetRun(spec.name, dataset.name, "shard_done", n_mine, ok, len(own) - ok)
+            self._arrive(spec.name, dataset.name, "inferred")  # this rank's share is journalled
+            if rank != 0:  # rank 0 alone waits, reads every journal and scores
+                return self._shard_outcome(spec, dataset, keys, journal, shard, run_dir)
+            try:
+                statuses = self._group.wait_for_all(pair_step(spec.name, dataset.name), label) if self._group else {}
+            except RanksMissing as missing:
+                records = self._all_records(run_dir, journal)  # what the table shows as done: every rank's so far
+                n_ok = sum(1 for k in keys if k in records and records[k].get("error") is None)
+                n_errors = sum(1 for k in keys if k in records and records[k].get("error") is not None)
+                return DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok, n_errors, message=str(missing),
+                                  files={"journal": str(run_dir / layout.RANK_JOURNALS)})
+            stopped = sorted(r for r, status in statuses.items() if status == "stopped")
+            if stopped:
+                notes.append(f"{label}: rank(s) {listed(stopped)} stopped before answering their share (their own "
+                             "messages say why); their rows are counted as not run")
+        elif shard is not None:  # --shard I/N: no score unless --merge and every row has an answer
+            if not self.options.merge:
+                print(f"{label}: shard {shard} journalled in {journal.path}; once every shard is done, score with the "
+                      "same command with --merge instead of --shard", flush=True)
+                return self._shard_outcome(spec, dataset, keys, journal, shard, run_dir)
+        if self.options.merge:
+            with scoring_lock(run_dir):
+                seen: list[tuple[Path, tuple[int, int] | None]] = []
+                records = self._all_records(run_dir, journal, seen=seen)
+                missing = missing_message(keys, records, seen)
+                if missing is not None:
+                    if shard is not None:  # the last shard to finish scores; this one was not the last
+                        outcome = self._shard_outcome(spec, dataset, keys, journal, shard, run_dir)
+                        print(f"{label}: shard {shard} done; {missing}", flush=True)
+                        return outcome
+                    return DatasetRun(spec.name, dataset.name, "incomplete", len(keys),
+                                      sum(1 for k in keys if k in records and records[k].get("error") is None),
+                                      sum(1 for k in keys if k in records and records[k].get("error") is not None),
+                                      message=f"{label}: {missing}",
+                                      files={"journal": str(run_dir / layout.JOURNALS)})
+                return self._score(spec, dataset, rows, keys, journal, records, notes, started, began,
+                                   model_dir, run_dir, label)
         records = self._all_records(run_dir, journal, any_settings=eval_only, notes=notes if eval_only else None)
+        return self._score(spec, dataset, rows, keys, journal, records, notes, started, began, model_dir, run_dir,
+                           label)
+
+    def _score(self, spec: ModelSpec, dataset: Dataset, rows: pd.DataFrame, keys: list[str], journal: Journal,
+               records: dict[str, dict[str, Any]], notes: list[str], started: str, began: float, model_dir: Path,
+               run_dir: Path, label: str) -> DatasetRun:
+        """Score the records of every row and write the pair's files (xlsx, score csv, predictions, results)."""
+        eval_only = self.options.mode == "eval"
+        world = rank_world()[1]
         predictions = [
             records.get(k, {}).get("prediction") if records.get(k, {}).get("error") is None else None for k in keys
         ]
@@ -278,7 +348,10 @@ class Runner:
 
         table = rows.copy()
         table["prediction"] = predictions
-        files = {"journal": str(journal.path) if world == 1 else str(run_dir / layout.RANK_JOURNALS)}
+        if self.options.merge:
+            files = {"journal": str(run_dir / layout.JOURNALS)}
+        else:
+            files = {"journal": str(journal.path) if world == 1 else str(run_dir / layout.RANK_JOURNALS)}
         truncated = 0
         if n_completed:  # a table of nothing but empty predictions would read as a model that said nothing
             xlsx = model_dir / layout.xlsx_name(spec.name, dataset.name)
@@ -338,18 +411,20 @@ class Runner:
                          "they count this run); rerun the same command to ask the judge again for them")
         return evaluation, "success" if n_completed == n_total and not judge_errors else "partial"
 
-    def _infer(self, spec: ModelSpec, dataset: Dataset, rows: pd.DataFrame, keys: list[str], journal: Journal, rank: int,
-               world: int, label: str) -> list[str]:
-        """Ask the model for this rank's rows that have no answer, or whose journalled prompt or parameters differ
-        from what is built now; journal each answer. Returns notes for results.json. RunStopped when the probe or
-        the first samples say that the rest would fail too."""
-        records = self._all_records(journal.path.parent, journal)
+    def _infer(self, spec: ModelSpec, dataset: Dataset, rows: pd.DataFrame, keys: list[str], journal: Journal,
+               shard: Shard | None, label: str) -> list[str]:
+        """Ask the model for this shard's rows (every row without one) that have no answer, or whose journalled
+        prompt or parameters differ from what is built now; journal each answer. Only the journals that can hold
+        this shard's rows are read. Returns notes for results.json. RunStopped when the probe or the first samples
+        say that the rest would fail too."""
+        records = self._all_records(journal.path.parent, journal, overlapping=shard)
+        positions = shard.positions(len(keys)) if shard is not None else range(len(keys))
         build = self._prompter(spec, dataset)
         tasks: list[Task] = []
         unbuildable: list[dict[str, Any]] = []
         changed: list[Any] = []
         lines = rows.to_dict(orient="records")  # one conversion, not one Series per row (20 us each)
-        for pos in range(rank, len(keys), world):
+        for pos in positions:
             record = records.get(keys[pos])
             answered = record is not None and record.get("error") is None
             line = lines[pos]
@@ -370,7 +445,7 @@ class Runner:
                     f"than this run builds; asked again: index {listed(changed)}")
             log.warning("%s", note)
             notes.append(note)
-        share = len(range(rank, len(keys), world))
+        share = len(positions)
         answered_before = share - len(tasks) - len(unbuildable)
         if not tasks and not unbuildable:
             print(f"{label}: all {share} already answered, nothing to ask", flush=True)
@@ -475,15 +550,21 @@ class Runner:
         return Task(index=line["index"], msgs=msgs, target=line.get("answer"), params=params or None)
 
     def _all_records(self, run_dir: Path, own: Journal, *, any_settings: bool = False,
-                     notes: list[str] | None = None) -> dict[str, dict[str, Any]]:
-        """Records of every journal in run_dir written under the same settings (all ranks of a sharded run, or an
-        earlier run with another world size); a successful record wins over an error for the same index.
-        any_settings (--mode eval): journals written under other settings count too, with a warning and a note."""
+                     notes: list[str] | None = None, overlapping: Shard | None = None,
+                     seen: list[tuple[Path, tuple[int, int] | None]] | None = None) -> dict[str, dict[str, Any]]:
+        """Records of every journal in run_dir written under the same settings (all shards or ranks of a sharded
+        run, or an earlier run split otherwise); a successful record wins over an error for the same index.
+        any_settings (--mode eval): journals written under other settings count too, with a warning and a note.
+        overlapping: only the journals whose rows can meet this shard's (the others are read no further than their
+        header line). seen: gets (path, its header's shard) of each journal read."""
         merged: dict[str, dict[str, Any]] = {}
         for path in sorted(run_dir.glob(layout.JOURNALS)):
             if layout.is_stale(path.name):
                 continue
             journal = own if path == own.path else Journal(path, own.fingerprint)
+            stored_shard = journal.stored_shard()
+            if path != own.path and overlapping is not None and not may_overlap(overlapping.pair, stored_shard):
+                continue
             stored = journal.stored_fingerprint()
             if not same_settings(stored, own.fingerprint) and not journal.header_lost():
                 if any_settings:
@@ -494,10 +575,43 @@ class Runner:
                         notes.append(note)
                 elif not self.options.reuse:
                     continue
+            if seen is not None:
+                seen.append((path, stored_shard))
             for key, record in journal.current().items():
                 if key not in merged or merged[key].get("error") is not None:
                     merged[key] = record
         return merged
+
+    def _shard(self) -> Shard | None:
+        """This process's shard: --shard I/N, or rank R of W under torchrun; None for a whole single-process run."""
+        if self.options.shard is not None:
+            return self.options.shard  # type: ignore[return-value]  (check() parsed it)
+        rank, world = rank_world()
+        return Shard(rank, world) if world > 1 else None
+
+    def _journal_name(self, shard: Shard | None) -> str:
+        if self.options.shard is not None and shard is not None:
+            return layout.shard_journal_name(shard.index, shard.count)
+        rank, world = rank_world()
+        return layout.journal_name(rank, world)
+
+    def _arrive(self, model: str, dataset: str, status: str) -> None:
+        """Under torchrun: tell rank 0 that this rank is done with the pair (how it ended). A no-op otherwise."""
+        if self._group is not None:
+            self._group.arrive(pair_step(model, dataset), status)
+
+    def _shard_outcome(self, spec: ModelSpec, dataset: Dataset, keys: list[str], journal: Journal, shard: Shard | None,
+                       run_dir: Path) -> DatasetRun:
+        """How a shard (or a rank > 0) ended, from the journals of its rows: shard_done when each of its rows has
+        an answer, partial when some failed (a rerun of the shard asks them again). Nothing is scored."""
+        records = self._all_records(run_dir, journal, overlapping=shard)
+        mine = [keys[pos] for pos in (shard.positions(len(keys)) if shard is not None else range(len(keys)))]
+        n_ok = sum(1 for k in mine if k in records and records[k].get("error") is None)
+        n_errors = sum(1 for k in mine if k in records and records[k].get("error") is not None)
+        errors = self._scrubbed(errors_by_kind({k: records[k] for k in mine if k in records}, mine))
+        status = "shard_done" if n_ok == len(mine) else "partial"
+        return DatasetRun(spec.name, dataset.name, status, len(mine), n_ok, n_errors, errors=errors,
+                          files={"journal": str(journal.path)})
 
     @staticmethod
     def _result_files(model_dir: Path, run_dir: Path, spec: ModelSpec, dataset: Dataset) -> list[Path]:
