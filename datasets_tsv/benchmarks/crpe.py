@@ -2,8 +2,9 @@
 options and instruction.
 
 The prompt is VLMEvalKit's plain one (ImageBaseDataset.build_prompt): the row's images, then the question as it is.
-Scoring: vlmkit.scoring.benchmarks.crpe (VLMEvalKit's is_correct per row; accuracy per exist/subject/predicate/object and total,
-as fractions).
+Scoring: vlmkit.scoring.benchmarks.crpe (VLMEvalKit's is_correct per row, then groups of 4 consecutive rows, right when
+all 4 are, as VLMEvalKit since 2025-09: accuracy per exist/subject/predicate/object and total over groups, as fractions;
+the per-row accuracies under rows/; VLMEvalKit's own figure beside them).
 """
 
 from __future__ import annotations

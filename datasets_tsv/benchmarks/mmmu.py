@@ -9,7 +9,12 @@ VLMEvalKit. Choices made here:
   first, then the text, like every other kind.
 - A placeholder naming an image the row does not have is an error naming the row (VLMEvalKit: IndexError).
 - Empty text pieces between adjacent placeholders are left out (VLMEvalKit keeps empty text parts).
-Open questions (no options) are scored as VLMEvalKit does: A = the answer text, B = "Other Answers", answer A.
+Open questions (no options) are scored as VLMEvalKit does: A = the answer text, B = "Other Answers", answer A; a
+number is read with trailing zeros and a unit (`3.50 m` for 3.5, as VLMEvalKit reads it since `3.5` is inside it;
+vlmkit needs the whole number, so `112` is not 12 there, where VLMEvalKit's substring test reads it).
+Headline (MMMU_DEV_VAL): the validation split's Overall, the figure VLMEvalKit reports (its report_primary_metric:
+`split=validation|Overall`), named `Overall (validation)`; the table keeps a row per split and `Overall` (dev and
+validation together) stays a metric (vlmkit.scoring.kinds.mcq).
 """
 
 from __future__ import annotations

@@ -16,12 +16,12 @@ Prompts (VLMEvalKit's MMMUProDataset, character for character):
   the question `placeholder` as VLMEvalKit shows it.
 
 Scoring: MMMU's (open rows as A = answer / B = `Other Answers`), MCQ accuracy by vlmkit.scoring.kinds.mcq.score_mcq, the
-judge (when given) reading what the rules cannot. With cot, each reply is first cut as VLMEvalKit's cot_postproc
-does (`answer_line`): when exactly one line (stripped) starts with `Answer:`, `A` when the capital letters after
-`Answer:` are all A, at least one (`Answer: A`), else the text after `Answer:` (` B`, read by the MCQ rules);
-otherwise the whole reply. VLMEvalKit counts the `A` of `Answer:` itself among the line's capitals, so a line
-whose answer has no capital at all (`Answer: 3`, `Answer: none`) reads as option A there; vlmkit reads the text
-after `Answer:` instead (counted and noted per run).
+judge (when given) reading what the rules cannot. With cot, each reply is first cut as VLMEvalKit's cot_postproc does
+at vlmkit.scoring.vlmevalkit_figure.VLMEVALKIT_COMMIT (`answer_line`): the text after `Answer:` on the last line
+(stripped) that starts with it; when that text holds exactly one distinct capital letter, that letter; otherwise the
+text itself (read by the MCQ rules); the whole reply when no line starts with `Answer:`. (Before June 2026 VLMEvalKit
+counted the `A` of `Answer:` itself and read `Answer: 3` as option A; it no longer does.) vlmkit and VLMEvalKit cut
+alike, so VLMEvalKit's figure (`scoring.vlmevalkit`) reads the same cut replies.
 """
 
 from __future__ import annotations
@@ -54,24 +54,17 @@ VISION_COT = (
 VISION_QUESTION = "placeholder"  # what VLMEvalKit's judge is shown as the question of a vision row
 SETTINGS = ("standard", "vision")
 _CAPITALS = frozenset(string.ascii_uppercase)
-COT_NOTE = (
-    "chain-of-thought replies: an 'Answer:' line whose answer has no capital letter is read from its text "
-    "(VLMEvalKit counts the A of 'Answer:' and reads such a line as option A)"
-)
 
 
-def answer_line(reply: str) -> tuple[str, bool]:
-    """(what the MCQ rules read, whether VLMEvalKit's cot_postproc gives something else) for a chain-of-thought
-    reply (module docstring)."""
-    candidates = [line.strip() for line in reply.strip().split("\n")]
-    candidates = [line for line in candidates if line.startswith("Answer:")]
-    if len(candidates) != 1:
-        return reply, False
-    tail = candidates[0][len("Answer:"):]
+def answer_line(reply: str) -> str:
+    """What the MCQ rules read of a chain-of-thought reply: VLMEvalKit's cot_postproc (module docstring)."""
+    lines = [line.strip() for line in reply.strip().split("\n")]
+    candidates = [line for line in lines if line.startswith("Answer:")]
+    if not candidates:
+        return reply
+    tail = candidates[-1][len("Answer:"):]
     capitals = {ch for ch in tail if ch in _CAPITALS}
-    vlmevalkit = "A" if capitals <= {"A"} else tail
-    ours = "A" if capitals == {"A"} else tail
-    return ours, ours != vlmevalkit
+    return capitals.pop() if len(capitals) == 1 else tail
 
 
 class MMMUProDataset(MMMUDataset):
@@ -89,8 +82,6 @@ class MMMUProDataset(MMMUDataset):
         if setting == "vision":
             self.prompt_columns = ()  # the question is in the image
         super().__init__(name, **kwargs)
-        if self.cot:
-            self.notes = (*self.notes, COT_NOTE)
 
     def prompt_text(self, line: dict[str, Any]) -> str:
         if self.setting == "vision":
@@ -114,28 +105,14 @@ class MMMUProDataset(MMMUDataset):
     def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         from vlmkit.scoring.kinds.mcq import score_mcq
 
-        differs = 0
         if self.cot:
-            read: list[Any] = []
-            for pred in df["prediction"].tolist():
-                if is_missing(pred):
-                    read.append(pred)
-                    continue
-                text, other = answer_line(str(pred))
-                read.append(text)
-                differs += other
-            df["prediction"] = pd.Series(read, index=df.index, dtype=object)
+            cut = [pred if is_missing(pred) else answer_line(str(pred)) for pred in df["prediction"].tolist()]
+            df["prediction"] = pd.Series(cut, index=df.index, dtype=object)
         if self.setting == "vision":
             df["question"] = VISION_QUESTION
         result = score_mcq(open_as_choice(df), circular=False, fuzzy=fuzzy, judge=judge)
         if self.cot:
             result.per_sample["answer_read"] = df["prediction"].to_numpy()
-            result.counts["cot_differs_from_vlmevalkit"] = differs
-            if differs:
-                result.notes.append(
-                    f"{differs} chain-of-thought repl(ies) have an 'Answer:' line without a capital letter: vlmkit "
-                    "read its text, VLMEvalKit reads option A"
-                )
         return result
 
     def scorer_params(self) -> dict[str, Any]:

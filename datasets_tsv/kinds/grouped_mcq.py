@@ -55,6 +55,15 @@ class GroupedMCQDataset(ImageMCQDataset):
         metrics.update({str(k): float(v) for k, v in per_group.items()})
         metrics.update({k: v for k, v in result.metrics.items() if k not in metrics})
         result.metrics = metrics
+        result.primary = "Overall"
+        figure = result.vlmevalkit
+        if figure is not None:
+            theirs = pd.Series(result.per_sample["vlmevalkit_hit"].to_numpy(dtype=float), index=df.index)
+            their_groups = theirs.groupby(groups, dropna=True).mean()
+            their_metrics = {"Overall": float(their_groups.mean()), "Overall (rows)": figure.metrics["Overall"]}
+            their_metrics.update({str(k): float(v) for k, v in their_groups.items()})
+            their_metrics.update({k: v for k, v in figure.metrics.items() if k not in their_metrics})
+            figure.metrics, figure.primary = their_metrics, "Overall"
         if result.table is not None:
             splits = split_series(df)
             for pos, split in enumerate(result.table["split"]):

@@ -3,7 +3,9 @@ VisualPuzzles, PuzzleVQA, VisuLogic, MedQ-DEG-Bench, MedQ-Bench MCQ. One class; 
 answer form and report are catalog options (vlmkit.scoring.kinds.regex_mcq has the rules):
 
 - `prompt`: PROMPTS below (mme_realworld, mme_realworld_cn, visualpuzzles, puzzlevqa, visulogic, medqdeg,
-  medqbench), each VLMEvalKit's text character for character.
+  medqbench), each VLMEvalKit's text character for character (MME-RealWorld: `{question} {options}\n{instruction}`,
+  the options text being the `multi-choice options` cell, or, for the Lite TSV's list literal, VLMEvalKit's
+  `The choices are listed below:\n` and the options one per line: mme_realworld_choices).
 - `rule`, `answer_match`, `letters`, `report`, `groups` (a list of [column, name template]), `scale`: the scorer's.
 - `image_subdir` with `--data-root`: images from the benchmark's snapshot (datasets_tsv.io.snapshot_images).
 """
@@ -49,9 +51,32 @@ def _options(line: dict[str, Any], letters: str) -> str:
     return "\n".join(f"{k}. {str(line[k]).strip()}" for k in letters if k in line and not is_blank(line[k]))
 
 
-def _mme_realworld(system: str):
+MME_RW_LEAD_EN = "The choices are listed below:\n"
+MME_RW_LEAD_CN = "选项如下所示:\n"
+
+
+def mme_realworld_choices(ds: RegexMCQDataset, line: dict[str, Any], lead: str) -> str:
+    """The row's `multi-choice options` as VLMEvalKit puts it in the prompt. The full and CN TSVs hold the text
+    already (`The choices are listed below:\n(A) ...`); the Lite TSV holds a Python list literal of the options
+    (`['(A) 3', '(B) 5', ...]`), which VLMEvalKit's MMERealWorld.load_data turns into `lead` + the options joined by
+    newlines (English for the Lite TSV; vlmkit gives a list under the CN prompt the CN lead, as VLMEvalKit's
+    generate_tsv writes it)."""
+    cell = ds.text(line, "multi-choice options")
+    if not cell.lstrip().startswith("["):
+        return cell
+    try:
+        items = ast.literal_eval(cell.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        items = None
+    if not isinstance(items, (list, tuple)) or not all(isinstance(t, str) for t in items):
+        raise DatasetError(f"{ds._where(line, 'multi-choice options')}: starts with `[` but is not a list of option "
+                           "texts")
+    return lead + "\n".join(items)
+
+
+def _mme_realworld(system: str, lead: str):
     def prompt(ds: RegexMCQDataset, line: dict[str, Any]) -> str:
-        return f"{ds.text(line, 'question')} {ds.text(line, 'multi-choice options')}\n{system}"
+        return f"{ds.text(line, 'question')} {mme_realworld_choices(ds, line, lead)}\n{system}"
 
     return prompt
 
@@ -90,8 +115,8 @@ def _medqbench(ds: RegexMCQDataset, line: dict[str, Any]) -> str:
 
 
 PROMPTS = {
-    "mme_realworld": _mme_realworld(MME_RW_EN),
-    "mme_realworld_cn": _mme_realworld(MME_RW_CN),
+    "mme_realworld": _mme_realworld(MME_RW_EN, MME_RW_LEAD_EN),
+    "mme_realworld_cn": _mme_realworld(MME_RW_CN, MME_RW_LEAD_CN),
     "visualpuzzles": _visualpuzzles,
     "puzzlevqa": _puzzlevqa,
     "visulogic": _visulogic,

@@ -2,7 +2,8 @@
 
 The prompt is VLMEvalKit's: the images, then the question followed by the metric's suffix (PROMPT_SUFFIX, copied
 from vlmeval/dataset/image_vqa.py; the catalog may give another with `suffix`). The ground truth is read from
-`answer_column` (ZEROBench keeps it in `answers`). Scoring: vlmkit.scoring.kinds.rule_vqa, chosen by `metric`.
+`answer_column` (ZEROBench keeps it in `answers`). Scoring: vlmkit.scoring.kinds.rule_vqa, chosen by `metric`
+(TallyQA's headline is VLMEvalKit's `TallyQA`, a fraction; each result carries VLMEvalKit's figure for the same replies).
 """
 
 from __future__ import annotations

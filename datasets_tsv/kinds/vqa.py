@@ -2,8 +2,10 @@
 
 The prompt is VLMEvalKit's: the question, then `\\nAnswer the question using a single word or phrase.`; OCRBench
 in VLMEvalKit uses the question alone, which the catalog says with `short_answer=False`.
-The metric is a constructor option set by the catalog: `vqa_score` (TextVQA), `anls` (DocVQA/InfoVQA),
-`relaxed` (ChartQA), `exact` (OCRVQA, GQA), `ocrbench`.
+The metric is a constructor option set by the catalog: `vqa_score` (TextVQA), `anls` (DocVQA/InfoVQA: the official
+script's ANLS, edit distance over the longer raw length), `relaxed` (ChartQA: its `_acc.csv` is VLMEvalKit's one row
+of split columns and Overall), `exact` (OCRVQA, GQA), `ocrbench`. Every result carries VLMEvalKit's figure for the same
+replies (vlmkit.scoring.kinds.vqa).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ to the text part as VLMEvalKit's ImageYORNDataset.build_prompt does).
 The metric is a constructor option set by the catalog: `acc` (plain accuracy), `mme` (acc + acc+ per category,
 perception/cognition sums), `pope` (F1 with Yes positive), `hallusion` (aAcc/fAcc/qAcc), `amber` (accuracy per
 AMBER category and their mean, `Avg ACC`), `vsr` (precision/recall/acc x100 and F1 as a fraction, as VLMEvalKit).
+Each result carries VLMEvalKit's figure for the same replies (its Y/N rule; vlmkit.scoring.kinds.yorn_vlmevalkit).
 """
 
 from __future__ import annotations

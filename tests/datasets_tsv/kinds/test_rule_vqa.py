@@ -76,11 +76,15 @@ def test_tallyqa(rows, lmu_root):
     # hits: "Two." -> 2 (yes); "zero" -> 0 (yes); "There are 1 or 11" -> first number 1 (no); "3" (yes); failed call
     result = score(ds, ["Two.", "zero", "There are 1 or 11", "3", None])
     assert result.per_sample["hit"].tolist() == [True, True, False, True, False]
-    assert result.metrics == {"accuracy": pytest.approx(60.0)} and result.scale.kind == "percent"
+    # VLMEvalKit's key and scale: `TallyQA`, a fraction; 3 of 5
+    assert result.metrics == {"TallyQA": pytest.approx(0.6)} and result.scale.kind == "fraction"
+    assert result.primary == "TallyQA"
     assert result.counts["inference_errors"] == 1 and result.counts["hits"] == 3
+    # VLMEvalKit reads the same counts here (the failed call is NaN to it: no count): the same figure, no row apart
+    assert result.vlmevalkit.metrics == {"TallyQA": pytest.approx(0.6)} and result.vlmevalkit.differing == []
 
 
-def test_countbenchqa_keeps_vlmevalkits_substring_rule_and_reports_the_exact_count(rows, lmu_root):
+def test_countbenchqa_reads_the_first_number_and_shows_vlmevalkits_substring_figure(rows, lmu_root):
     ds = build(rows, "CountBenchQA", lmu_root, [
         {"index": i, "image": RED, "question": f"How many apples are in the picture {i}?", "answer": a}
         for i, a in enumerate([1, 4, 7, 2])
@@ -89,13 +93,16 @@ def test_countbenchqa_keeps_vlmevalkits_substring_rule_and_reports_the_exact_cou
         "How many apples are in the picture 0? Note that: answer with a number directly e.g. 3. Do not include any "
         "additional text."
     )
-    # substring: "10" contains "1" (a hit, VLMEvalKit's quirk); "4" yes; "seven" no; "I count 2." yes -> 3 of 4
+    # vlmkit: first number = answer: 10 != 1, 4, seven = 7, "I count 2." = 2 -> 3 of 4
     result = score(ds, ["10", "4", "seven", "I count 2."])
-    assert result.per_sample["hit"].tolist() == [True, True, False, True]
-    assert result.metrics["accuracy"] == pytest.approx(75.0) and result.primary == "accuracy"
-    # exact count: 10 != 1, 4, seven = 7, 2 -> 3 of 4, but not the same rows
-    assert result.per_sample["exact_count"].tolist() == [False, True, True, True]
-    assert result.metrics["exact_count"] == pytest.approx(75.0)
+    assert result.per_sample["hit"].tolist() == [False, True, True, True]
+    assert result.metrics == {"accuracy": pytest.approx(75.0)} and result.primary == "accuracy"
+    # VLMEvalKit: substring: "1" in "10" (hit), "4" (hit), "7" in "seven" (miss), "2" in "I count 2." -> 3 of 4,
+    # not the same rows: rows 0 and 2 differ
+    figure = result.vlmevalkit
+    assert figure.metrics == {"accuracy": pytest.approx(75.0)}
+    assert [(d.index, d.vlmkit, d.vlmevalkit, d.vlmkit_score, d.vlmevalkit_score) for d in figure.differing] == [
+        (0, 10, "10", 0.0, 1.0), (2, 7, "seven", 1.0, 0.0)]
 
 
 @pytest.mark.parametrize("name", ["ZEROBench", "ZEROBench_sub"])

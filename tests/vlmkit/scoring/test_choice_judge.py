@@ -202,10 +202,16 @@ def test_mcq_judge_reads_only_the_rows_no_rule_reads() -> None:
     c = res.counts
     assert (c["by_rule"], c["by_judge"], c["unread"], c["judge_errors"], c["judge_asked"]) == (2, 3, 3, 1, 5)
     assert (c["unparsed"], c["inference_errors"], c["invalid_target"]) == (7, 1, 1)
-    # asked: rows 3, 4, 5, 7 once; row 6 three times at temperature 0; nothing else
+    # asked for vlmkit: rows 3, 4, 5, 7 once; row 6 three times at temperature 0. For VLMEvalKit's figure, whose
+    # rule (can_infer) reads rows 1 and 2 only: the same prompts are not asked again, but rows 9 (`Something`) and
+    # 10 (the whole reply, reasoning included, is its answer) are asked once each (no key: the call fails)
     assert sorted(_asked(judge)) == sorted(
-        [("3", 0, 0.0), ("4", 0, 0.0), ("5", 0, 0.0), ("7", 0, 0.0), ("6", 0, 0.0), ("6", 1, 0.0), ("6", 2, 0.0)]
+        [("3", 0, 0.0), ("4", 0, 0.0), ("5", 0, 0.0), ("7", 0, 0.0), ("6", 0, 0.0), ("6", 1, 0.0), ("6", 2, 0.0),
+         ("9", 0, 0.0), ("10", 0, 0.0)]
     )
+    fig = res.vlmevalkit
+    assert fig.metrics["Overall"] == pytest.approx(3 / 10) and fig.differing == []
+    assert ps["vlmevalkit"].tolist() == ["B", "C", "B", "D", "Z", None, None, None, None, None]
     sent = {r.row: r.prompt for r in judge.asked}
     assert sent["3"] == mcq_judge_prompt("What animal is this?", ANIMALS, "It has fur and barks, a loyal pet.")
     assert any("judge's replies never named an option" in n for n in res.notes)
@@ -223,16 +229,19 @@ def test_mcq_judge_sees_the_answer_not_the_reasoning_and_the_chinese_prompt() ->
     judge = _keyed({"1": "B", "2": "B"})
     res = score_mcq(df, circular=False, judge=judge)
     assert res.metrics["Overall"] == pytest.approx(1.0)
-    sent = {r.row: r.prompt for r in judge.asked}
+    sent = {r.row: r.prompt for r in judge.asked if "<think>" not in r.prompt}
     assert sent["1"] == mcq_judge_prompt("What animal is this?", ANIMALS, "It barks.")
-    assert "<think>" not in sent["1"]
+    # VLMEvalKit's figure: its judge sees the whole reply, as VLMEvalKit keeps it (no SPLIT_THINK)
+    theirs = [r.prompt for r in judge.asked if "<think>" in r.prompt]
+    assert theirs == [mcq_judge_prompt("What animal is this?", ANIMALS, "<think>Is it A? B?</think>\n\nIt barks.")]
+    assert res.vlmevalkit.metrics["Overall"] == pytest.approx(1.0)
     assert sent["2"] == mcq_judge_prompt("这是什么动物", ANIMALS, "它会叫。") and "例 3" in sent["2"]
 
 
 def test_mcq_without_a_judge_is_rules_only_and_says_so() -> None:
     df = pd.DataFrame([_mcq_row(1, "B", "B"), _mcq_row(2, "Hmm", "A"), _mcq_row(3, "No clue", "A")])
     res = score_mcq(df, circular=False)
-    assert list(res.per_sample.columns) == ["index", "extracted", "method", "hit"]
+    assert list(res.per_sample.columns) == ["index", "extracted", "method", "hit", "vlmevalkit", "vlmevalkit_hit"]
     assert res.per_sample["method"].tolist() == ["exact", "unparsed", "unparsed"]
     assert (res.counts["by_judge"], res.counts["unread"], res.counts["judge_asked"]) == (0, 2, 0)
     assert "rules only (no --judge): 2 answers no rule could read count as misses" in res.notes

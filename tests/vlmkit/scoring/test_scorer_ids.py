@@ -33,7 +33,7 @@ F, P, PTS = Scale(FRACTION), Scale(PERCENT), Scale(POINTS)
 RESULTS_SCALES = {
     "mcq": F, "mcq_circular": F, "custom_mcq": F, "qa_judge": P, "mathvista": P, "mathverse": P, "mathvision": P,
     "mmvet": P, "llavabench": P, "shortqa": F, "vcr": F, "mmvp": F, "mmsci": F, "yorn_amber": P, "yorn_vsr": P,
-    "yorn_acc": P, "yorn_pope": P, "yorn_hallusion": P, "text_qa": P, "caption": P, "tallyqa": P, "countbench": P,
+    "yorn_acc": P, "yorn_pope": P, "yorn_hallusion": P, "text_qa": P, "caption": P, "tallyqa": F, "countbench": P,
     "mtvqa": P, "zerobench": F, "spatial_mcq": P, "vmcbench": P, "crpe": F, "naturalbench": F, "tablevqa": P,
     "vlmblind": F, "grounding": F, "vqa_score": P, "vqa_anls": P, "vqa_relaxed": P, "vqa_exact": P,
     "vqa_someday": P, "yorn_mme": PTS, "ocrbench": PTS, "regex_mcq": None, "videomme": None, "mvbench": None,

@@ -192,8 +192,12 @@ def test_prompts_sent_are_the_facts_text_at_vlmevalkits_temperatures():
     asked = {r.row: [] for r in judge.asked}
     for request in judge.asked:
         asked[request.row].append(request)
-    # rows 2, 4, 5, 7, 8, 10 go to the judge; row 10 (blank replies) five times, the others once
-    assert sorted(asked, key=int) == ["2", "4", "5", "7", "8", "10"]
+    # rows 2, 4, 5, 7, 8, 10 go to the judge; row 10 (blank replies) five times, the others once. VLMEvalKit's figure
+    # asks the same prompts (not again) and row 6 too: its bare 1.4 is no prefetch there, being wrong (KeyError here:
+    # the call fails, once)
+    assert sorted(asked, key=int) == ["2", "4", "5", "6", "7", "8", "10"]
+    assert len(asked["6"]) == 1
+    del asked["6"]
     assert [r.temperature for r in asked["10"]] == list(TEMPERATURES) == [0.0, 0.5, 1.0, 1.5, 2.0]
     assert [r.attempt for r in asked["10"]] == [0, 1, 2, 3, 4]
     assert all(len(asked[k]) == 1 and asked[k][0].temperature == 0.0 for k in ("2", "4", "5", "7", "8"))
@@ -223,6 +227,19 @@ def test_a_failed_judge_call_is_a_judge_error_never_a_value():
     assert result.metrics["Overall"] == pytest.approx(60.0)  # row 4 was a miss anyway
 
 
+def test_vlmevalkits_figure_by_hand():
+    """VLMEvalKit at e8e78f05 on table(): prefetch reads rows 1 (can_infer: B) and 3 (int 14 == 14); row 2's judge
+    says B but its answer_option is empty (a miss there); 5 is compared exactly (0.62 != 0.6); 7 and 8 (list, text)
+    can never be right; 6 (bare 1.4, wrong) goes to the judge, whose call fails here: an empty extraction; 10's first
+    reply is blank. Hits: rows 1 and 3 of 10."""
+    result = score_mathvista(table(), FunctionJudge(keyed))
+    fig = result.vlmevalkit
+    assert fig.primary == "Overall" and fig.metrics["Overall"] == pytest.approx(20.0)
+    assert fig.metrics[FQA] == pytest.approx(100 / 3) and fig.metrics[TQA] == 0.0  # FQA rows 1, 5, 7; TQA row 2
+    assert [d.index for d in fig.differing] == [2, 5, 6, 7, 8]
+    assert result.per_sample["vlmevalkit"].tolist()[:4] == ["B", "B", "14", "9"]
+
+
 def test_answer_types_and_precision_compared_properly():
     rows = [
         row(1, "1,000", "1000", "free_form", "integer", MWP, "[]"),  # thousands separator: hit
@@ -234,10 +251,14 @@ def test_answer_types_and_precision_compared_properly():
         row(7, "[1.21, 1.3]", "[1.2, 1.3]", "free_form", "list", MWP, "[]", precision=1.0),  # hit
         row(8, "linda.", "Linda", "free_form", "text", MWP, "[]"),  # normalised text, by rule: hit
     ]
-    judge = FunctionJudge(lambda r: pytest.fail(f"no judge call expected: {r.prompt[-60:]}"))
+    judge = FunctionJudge(lambda r: "0")
     result = score_mathvista(pd.DataFrame(rows), judge)
     assert result.per_sample["hit"].tolist() == [True, True, False, True, False, False, True, True]
-    assert set(result.per_sample["method"]) == {"rule"} and judge.asked == []
+    assert set(result.per_sample["method"]) == {"rule"}
+    # vlmkit asked nothing; VLMEvalKit's prefetch reads none of them (int('1,000'), int('14.0') fail; 1.449 is not
+    # 1.45; lists and texts never), so its figure asks the judge for all eight (which says 0 here: all misses)
+    assert sorted(int(r.row) for r in judge.asked) == list(range(1, 9))
+    assert result.vlmevalkit.metrics["Overall"] == 0.0
 
 
 def test_bad_rows_are_one_line_naming_row_and_field():
@@ -260,7 +281,11 @@ def test_a_choice_whose_text_is_a_letter_and_answers_that_can_never_match():
         row(3, "12", "twelve", "free_form", "integer", MWP, "[]"),  # not an integer answer: listed, a miss
         row(4, "(A) x", "z", "multi_choice", "text", MWP, "[]", choices="['x', 'y']"),  # not a choice: listed
     ]
-    result = score_mathvista(pd.DataFrame(rows), FunctionJudge(lambda r: pytest.fail("no judge call expected")))
+    judge = FunctionJudge(lambda r: "Z")
+    result = score_mathvista(pd.DataFrame(rows), judge)
+    # vlmkit asks nothing; VLMEvalKit's can_infer reads neither `(B) A` nor `(A) B` (two option letters, and the
+    # reply is longer than twice the option texts) nor 12 as `twelve`: its figure asks for rows 1-3
+    assert sorted(int(r.row) for r in judge.asked) == [1, 2, 3]
     assert result.per_sample["extracted"].tolist() == ["B", "A", "12", "A"]
     assert result.per_sample["hit"].tolist() == [True, False, False, False]
     assert result.counts["invalid_target"] == 2 and any("index 3, 4" in note for note in result.notes)

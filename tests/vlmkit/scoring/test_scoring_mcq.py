@@ -201,7 +201,7 @@ def test_vanilla_accuracy_and_counts() -> None:
     assert (c["by_rule"], c["by_judge"], c["unread"], c["judge_errors"], c["judge_asked"]) == (4, 0, 2, 0, 0)
     assert any("index 8" in n for n in res.notes)
     assert "rules only (no --judge): 2 answers no rule could read count as misses" in res.notes
-    assert list(res.per_sample.columns) == ["index", "extracted", "method", "hit"]
+    assert list(res.per_sample.columns) == ["index", "extracted", "method", "hit", "vlmevalkit", "vlmevalkit_hit"]
     assert res.per_sample["method"].tolist()[4:7] == ["unparsed", "inference_error", "inference_error"]
     assert res.per_sample["hit"].tolist() == [True, True, False, True, False, False, False, False]
     # no split column: one row "none", like VLMEvalKit's report_acc

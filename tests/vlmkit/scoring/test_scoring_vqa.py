@@ -130,8 +130,11 @@ def test_score_vqa_other_metrics(metric: str, expected: list[float]) -> None:
     )
     res = score_vqa(df, metric=metric)
     assert res.scorer == f"vqa_{metric}"
-    assert res.table.set_index("split")["Overall"].tolist() == pytest.approx(expected)
+    # VLMEvalKit's _acc.csv layout: one row, a column per split, then Overall
+    assert list(res.table.columns) == ["a", "b", "Overall"] and len(res.table) == 1
+    assert res.table.iloc[0][["a", "b"]].tolist() == pytest.approx(expected)
     assert res.metrics["Overall"] == pytest.approx(sum(expected) / 2)
+    assert res.table.iloc[0]["Overall"] == pytest.approx(sum(expected) / 2)
 
 
 def test_ocrbench_sums() -> None:

@@ -55,3 +55,18 @@ def test_category_agg_wins_and_absent_categories_stay_out() -> None:
     out = stare_metrics(df, [True, False], ["A", "A"])
     assert out == pytest.approx({"perspective_accuracy": 50.0, "macro": 50.0})
     assert stare_metrics(pd.DataFrame({"answer": ["A"]}), [True], ["A"]) == {}  # no category: no figure
+
+
+def test_vlmevalkits_figures_count_absent_categories_as_zero() -> None:
+    df = pd.DataFrame({"category": ["perspective", "perspective", "folding_nets"], "question": ["q", "q", YN],
+                       "answer": ["A", "B", "A"]})
+    out = stare_metrics(df, [True, False, True], ["A", "A", "A"], vlmevalkit=True)
+    # StareBench.evaluate: every one of the ten categories has an accuracy (0 without rows); the macro's terms:
+    # 2d (0, 0) -> 0, 3d (0, 0) -> 0, folding (F1 1.0; folding_nets_vsim has none) -> 1.0, tangram: none (F1s of
+    # absent yes/no categories are None) -> left out, temporal 0, perspective 0.5 -> (0 + 0 + 1 + 0 + 0.5) / 5.
+    zero = {f"{c}_accuracy": 0.0 for c in ("2d_trans", "2d_trans_vsim", "3d_trans", "3d_trans_vsim", "temporal",
+                                            "folding_nets_vsim", "tangram_puzzle", "tangram_puzzle_vsim")}
+    assert out == pytest.approx({**zero, "perspective_accuracy": 50.0, "folding_nets_accuracy": 100.0,
+                                 "folding_nets_f1": 100.0, "macro": 100 * 1.5 / 5})
+    # vlmkit's own figures leave the absent categories out: perspective 0.5, folding 1.0 -> 75
+    assert stare_metrics(df, [True, False, True], ["A", "A", "A"])["macro"] == pytest.approx(75.0)

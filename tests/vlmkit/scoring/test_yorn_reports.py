@@ -121,7 +121,10 @@ def test_what_the_judge_is_asked_and_what_its_replies_make_of_a_row() -> None:
     judge = _keyed({"1": "Yes.", "2": "No", "3": "no doubt about it, no", "4": RuntimeError("HTTP 500")})
     res = score_yorn(df, "acc", judge=judge)
     prompts = {r.row: r.prompt for r in judge.asked}
-    assert sorted(prompts) == ["1", "2", "3", "4"]
+    # rows 1-4 for vlmkit; for VLMEvalKit's figure also row 7, which its rule leaves Unknown (VLMEvalKit asks its
+    # judge whatever the answer cell holds); its rule reads rows 1 (`yes` inside the reasoning) and 6 (`no`) itself
+    assert sorted(prompts) == ["1", "2", "3", "4", "7"]
+    assert prompts["7"] == yorn_judge_prompt("Q7", "Who knows")
     assert prompts["1"] == yorn_judge_prompt("Is it red?", "It might be")  # the answer after the reasoning
     assert prompts["2"] == yorn_judge_prompt("Is it big?", "Hard to say")
     assert prompts["3"] == yorn_judge_prompt("", "Perhaps")  # a missing question is empty text

@@ -30,6 +30,14 @@ with the reference on the same rows, and there is no score that would stand for 
 (`unread`, `judge_errors`, `inference_errors`), listed in the notes, and the run is partial while any remain.
 `scored` counts the rows in the sums.
 
+VLMEvalKit's figure (EvalResult.vlmevalkit): the same three figures, rounded to 1 decimal as VLMEvalKit prints them,
+from the same judge replies read by VLMEvalKit's parse_score (the stripped reply's first line, commas as spaces,
+split on single spaces: exactly two pieces, each read by float(), any value; anything else, an empty reply included,
+is (-1, -1) and stays in both means). Rows without a prediction are left out of both figures (VLMEvalKit would have
+reviewed its failure message). Not computed (None, and a note says why) where a review it needs is one vlmkit does
+not have: a reply VLMEvalKit reads back from its xlsx as another text (an empty reply, `None`, `N/A` as `nan`, `3`
+as `3.0` in a column of numbers: its judge would review that text), or a failed judge call.
+
 Per row (EvalResult.per_sample): `index`, `points` (the model's 1-10 score; None when not read),
 `reference_points` (the reference's), `score` (points / 10, the 0..1 figure vlmkit's report reads), `method`
 (`judge`, `judge_unread`, `judge_error`, `inference_error`) and `judge` (the judge's reply; None when not asked).
@@ -42,13 +50,14 @@ import math
 import numpy as np
 import pandas as pd
 
-from vlmkit.core.cells import is_missing, listed
+from vlmkit.core.cells import listed
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.core.reasoning import answer_part
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
-from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import changed_replies, failed_call
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 SYSTEM_PROMPT = "You are a helpful and precise assistant for checking the quality of the answer."
 JUDGE_TEMPERATURE = 0.2
@@ -144,7 +153,7 @@ def score_llavabench(df: pd.DataFrame, judge: Judge, *, language: str = "en", wh
         categories.append(required_text(row, "category", what))
         texts = [required_text(row, field, what) for field in ("caption", "question", "gpt4_ans")]
         pred = row["prediction"]
-        if is_missing(pred) or VLMEVALKIT_FAIL_MARKER in str(pred):
+        if failed_call(pred):
             continue
         prompts[key] = review_prompt(*texts, str(pred), language=language)
 
@@ -186,6 +195,7 @@ def score_llavabench(df: pd.DataFrame, judge: Judge, *, language: str = "en", wh
         "total": len(records), "scored": len(read), "by_judge": methods.count(JUDGE), "unread": methods.count(UNREAD),
         "judge_errors": methods.count(JUDGE_ERROR), "inference_errors": methods.count(INFERENCE_ERROR),
     }
+    figure, why_not = llavabench_vlmevalkit_figure(per_sample, records, categories)
     return EvalResult(
         scorer=SCORER,
         metrics=metrics,
@@ -194,9 +204,77 @@ def score_llavabench(df: pd.DataFrame, judge: Judge, *, language: str = "en", wh
         table=table,
         table_suffix="score",
         counts=counts,
-        notes=_notes(per_sample, judge, language),
+        notes=_notes(per_sample, judge, language) + ([why_not] if why_not else []),
         scale=Scale(PERCENT),
+        vlmevalkit=figure,
     )
+
+
+VLMEVALKIT_JUDGE_FAILURE = "Failed to obtain answer via API."  # what VLMEvalKit's judge returns for an empty reply
+VLMEVALKIT_UNREAD = (-1.0, -1.0)
+
+
+def vlmevalkit_review(reply: str) -> tuple[float, float]:
+    """(reference score, model score) as VLMEvalKit's parse_score reads a review; (-1, -1) when it cannot."""
+    text = reply.strip() or VLMEVALKIT_JUDGE_FAILURE
+    pieces = text.split("\n")[0].replace(",", " ").split(" ")
+    if len(pieces) != 2:
+        return VLMEVALKIT_UNREAD
+    try:
+        return float(pieces[0]), float(pieces[1])
+    except ValueError:
+        return VLMEVALKIT_UNREAD
+
+
+def llavabench_vlmevalkit_figure(per_sample: pd.DataFrame, records: list[dict],
+                                 categories: list[str]) -> tuple[VlmevalkitFigure | None, str | None]:
+    """(VLMEvalKit's figures for the same reviews, None), or (None, why) when a review it needs is one vlmkit does
+    not have (module docstring)."""
+    pairs: list[tuple[float, float]] = []
+    kept: list[str] = []
+    differing: list[ReadingDifference] = []
+    missing: list[object] = []
+    unread: list[object] = []
+    changed = changed_replies([row["prediction"] for row in records])
+    for row, method, reply, points, reference, category, other_text in zip(
+        records, per_sample["method"], per_sample["judge"], per_sample["points"], per_sample["reference_points"],
+        categories, changed,
+    ):
+        if method == INFERENCE_ERROR:
+            continue
+        if method == JUDGE_ERROR or other_text or reply is None:
+            missing.append(row["index"])
+            continue
+        pair = vlmevalkit_review(str(reply))
+        pairs.append(pair)
+        kept.append(category)
+        if pair == VLMEVALKIT_UNREAD:
+            unread.append(row["index"])
+        mine = None if points is None else (reference, points)
+        if mine != pair:
+            differing.append(ReadingDifference(row["index"], None if mine is None else list(mine), list(pair),
+                                               None if points is None else points / 10, pair[1] / 10))
+    if missing:
+        return None, (f"VLMEvalKit's figure not computed: {len(missing)} row(s) need a review vlmkit does not have "
+                      "(a reply VLMEvalKit reads back from its xlsx as another text, 'nan' or a number, and would send "
+                      "as such, or a failed judge call); "
+                      f"index {listed(missing)}")
+    if not pairs:
+        return None, "VLMEvalKit's figure not computed: no row has a reply"
+    reviewed = pd.DataFrame(pairs, columns=["reference", "points"]).assign(category=kept)
+    metrics: dict[str, float] = {}
+    for split in [OVERALL, *sorted(set(kept))]:
+        sub = reviewed if split == OVERALL else reviewed[reviewed["category"] == split]
+        model, reference = float(sub["points"].mean()), float(sub["reference"].mean())
+        relative = model / reference * 100 if reference != 0 else float("nan")
+        figures = {RELATIVE: relative, VLM: model * 10, GPT4: reference * 10}
+        prefix = "" if split == OVERALL else f"{split}/"
+        metrics.update({prefix + name: float(np.round(value, 1)) for name, value in figures.items()})
+    notes = ["rounded to 1 decimal as VLMEvalKit prints them; rows without a prediction left out"]
+    if unread:
+        notes.append(f"{len(unread)} review(s) VLMEvalKit's parse_score cannot read scored (-1, -1) in both means; "
+                     f"index {listed(unread)}")
+    return VlmevalkitFigure(metrics=metrics, primary=RELATIVE, differing=differing, notes=notes), None
 
 
 def _figures(read: pd.DataFrame) -> dict[str, float]:

@@ -22,6 +22,16 @@ Where vlmkit deliberately differs from VLMEvalKit (each also written into EvalRe
   `judge_unread` (a miss, as in VLMEvalKit, but counted apart).
 - `metadata` is read as JSON, else as a Python literal (VLMEvalKit turns every `'` into `"` first, which breaks on
   values that contain an apostrophe).
+
+VLMEvalKit's figure (EvalResult.vlmevalkit): the same figures from the same judge replies, the way VLMEvalKit reads
+them. Its extraction is kept in an xlsx between the two stages, so the extracted answer comes back through pandas
+(an extraction that never came is blank, the text `nan` there; a column of numbers comes back as numbers, `3.0`
+beside a blank); its prefetch compares str() of that cell and of the answer cell, both stripped. A row is right
+there by prefetch, or by the verdict vlmkit got for the same scoring prompt. Not computed (None, and a note says
+why) where a judge reply it needs is one vlmkit does not have: a reply VLMEvalKit reads back as another text (an
+empty reply as `nan`: another extraction prompt), an extraction that round-trips to another text and needs a
+verdict, a verdict vlmkit did not ask for (it prefetched), or a failed judge call. A failed model call is a miss on
+both sides. Its table has one row per problem_version; `Overall` (all rows) is the same figure as vlmkit's.
 """
 
 from __future__ import annotations
@@ -32,12 +42,15 @@ from typing import Any
 
 import pandas as pd
 
-from vlmkit.core.cells import index_key, is_blank, is_missing
+from vlmkit.core.cells import index_key, is_blank, listed
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.common.breakdown import group_means, require_columns, split_category_table
 from vlmkit.scoring.common.math_answers import BadRow, Tally, where
 from vlmkit.scoring.result import EvalResult
-from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import VLMEVALKIT_FAILURE_REPLY, changed_replies, failed_call
+from vlmkit.scoring.common.text_norm import cell_text
+from vlmkit.scoring.common.vlmevalkit_cells import vlmevalkit_texts
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 SCORER = "mathverse"
 TEMPERATURES = (0.0, 0.5, 1.0, 1.5, 2.0)
@@ -213,7 +226,7 @@ def score_mathverse(df: pd.DataFrame, judge: Judge) -> EvalResult:
     rows: dict[str, int] = {}
     for pos, row in enumerate(records):
         prediction = row["prediction"]
-        if is_missing(prediction) or VLMEVALKIT_FAIL_MARKER in str(prediction):
+        if failed_call(prediction):
             tally.set(pos, "inference_error")
             continue
         key = index_key(row["index"])
@@ -254,11 +267,22 @@ def score_mathverse(df: pd.DataFrame, judge: Judge) -> EvalResult:
         else:
             tally.set(pos, "judge", read, outcome.value == 1, reply=outcome.last_reply)
 
+    metrics, table = _figures(metas, tally.hits)
+    counts = tally.counts()
+    result = tally.result(SCORER, metrics, table, counts, list(NOTES))
+    result.vlmevalkit, why_not = mathverse_vlmevalkit_figure(records, rows, metas, tally, extracted, verdicts)
+    if why_not:
+        result.notes.append(why_not)
+    return result
+
+
+def _figures(metas: list[dict[str, str | None]], hits: list[bool]) -> tuple[dict[str, float], pd.DataFrame]:
+    """(metrics, VLMEvalKit's `_score.csv` table) of per-row hits (module docstring)."""
     units = pd.DataFrame({
         "split": [m["problem_version"] for m in metas],
         "subject": [m["subject"] for m in metas],
         "subfield": [m["subfield"] for m in metas],
-        "hit": tally.hits,
+        "hit": hits,
     })
     table = split_category_table(units, "hit", groups=("subject", "subfield"), scale=100.0)
     metrics = group_means(units, "hit", groups=("subject", "subfield"), scale=100.0)
@@ -266,5 +290,55 @@ def score_mathverse(df: pd.DataFrame, judge: Judge) -> EvalResult:
     for version, value in zip(table["split"], table["Overall"]):
         if version in versions:
             metrics[version if version not in metrics else f"problem_version={version}"] = float(value)
-    counts = tally.counts()
-    return tally.result(SCORER, metrics, table, counts, list(NOTES))
+    return metrics, table
+
+
+def mathverse_vlmevalkit_figure(
+    records: list[dict[str, Any]], rows: dict[str, int], metas: list[dict[str, str | None]], tally: Tally,
+    extracted: dict[str, Any], verdicts: dict[str, Any],
+) -> tuple[VlmevalkitFigure | None, str | None]:
+    """(VLMEvalKit's figure, None), or (None, why) when a judge reply it needs is one vlmkit does not have."""
+    changed = changed_replies([row["prediction"] for row in records])
+    by_pos = {pos: key for key, pos in rows.items()}
+    # The extraction column VLMEvalKit writes between its stages ("" when its five asks gave nothing; a failed
+    # model call's row holds an extraction of VLMEvalKit's failure message, a text), then reads back.
+    written: list[Any] = []
+    for pos in range(len(records)):
+        outcome = extracted.get(by_pos.get(pos, ""))
+        written.append(VLMEVALKIT_FAILURE_REPLY if outcome is None else (outcome.value or ""))
+    extracts = vlmevalkit_texts(written)
+    answers = vlmevalkit_texts([row.get("answer") for row in records])
+    hits: list[bool] = []
+    missing: list[Any] = []
+    differing: list[ReadingDifference] = []
+    for pos, row in enumerate(records):
+        key = by_pos.get(pos)
+        if key is None:  # a failed model call: a miss on both sides
+            hits.append(False)
+            continue
+        outcome = extracted[key]
+        hit: bool | None = None
+        if not changed[pos] and outcome.error is None:
+            if extracts[pos].strip() == answers[pos].strip():
+                hit = True
+            elif (outcome.value is not None and extracts[pos] == outcome.value
+                  and answers[pos] == str(cell_text(row.get("answer")))):
+                verdict = verdicts.get(key)  # the same scoring prompt: the same replies
+                if verdict is not None and verdict.error is None:
+                    hit = verdict.value == 1
+        if hit is None:
+            missing.append(row["index"])
+            hits.append(False)
+            continue
+        hits.append(hit)
+        if hit != tally.hits[pos] or extracts[pos] != (tally.extracted[pos] or ""):
+            differing.append(ReadingDifference(row["index"], tally.extracted[pos], extracts[pos],
+                                               float(tally.hits[pos]), float(hit)))
+    if missing:
+        return None, (f"VLMEvalKit's figure not computed: {len(missing)} row(s) need a judge reply vlmkit does not "
+                      "have (a reply or an extraction VLMEvalKit reads back from its xlsx as another text, a verdict "
+                      f"vlmkit did not ask for, or a failed judge call); index {listed(missing)}")
+    metrics, _ = _figures(metas, hits)
+    notes = ["the extraction read back from VLMEvalKit's xlsx between its two stages; VLMEvalKit's table has one row "
+             "per problem_version (Overall here: all rows)"]
+    return VlmevalkitFigure(metrics=metrics, primary="Overall", differing=differing, notes=notes), None

@@ -24,6 +24,11 @@ Where vlmkit deliberately differs from VLMEvalKit (each also written into EvalRe
 - vlmkit's MCQ reading rather than VLMEvalKit's can_infer for letters.
 - a failed judge call is that row's `judge_error` (a miss this run, asked again on the next run), never cached as an
   empty extraction; a row whose five replies were all empty is `judge_unread`.
+
+VLMEvalKit's figure (EvalResult.vlmevalkit) is not computed for MathVision (None, and a note says why): its reading
+evaluates the model's reply and the judge's extraction as Python (`eval`) and through latex2sympy, which vlmkit
+never runs on model output, and it decides which rows go to the judge with that reading (the whole reply, not the
+last `\boxed{}`), so the judge replies it would need are not the ones vlmkit asked for.
 """
 
 from __future__ import annotations
@@ -122,6 +127,8 @@ NOTES = (
     "MathVision: letters are read with vlmkit's MCQ reading (answer markers first), not VLMEvalKit's can_infer",
     "MathVision: a failed judge call is a judge_error for that row, asked again on the next run (VLMEvalKit caches an "
     "empty extraction as the result)",
+    "MathVision: VLMEvalKit's figure is not computed: its reading runs model and judge output through Python's eval() "
+    "and latex2sympy, which vlmkit does not execute, and sends other rows to the judge than vlmkit does",
 )
 
 

@@ -16,6 +16,9 @@ Per row (columns `index`, `prediction`, `question`, `answer`, `question_type`, `
    choice equal to `answer`); integer: as numbers; float: both rounded to the row's `precision` when it has one;
    text: normalised text; list: element by element (numbers as numbers).
 
+VLMEvalKit's own figure (`EvalResult.vlmevalkit`, vlmkit.scoring.benchmarks.mathvista_figure): its prefetch, its judge
+extraction where that fails (the judge asked for those rows too, vlmkit's asks reused), its exact comparisons.
+
 Breakdown as VLMEvalKit's `_score.csv` (`Task&Skill`: Overall, each task, each skill; tot, prefetch, hit,
 prefetch_rate, acc in percent); metrics: Overall plus each task and skill (percent).
 
@@ -53,6 +56,8 @@ from vlmkit.scoring.common.math_answers import (
     where,
 )
 from vlmkit.scoring.kinds.mcq import extract_choice, vlmevalkit_choice
+from vlmkit.scoring.benchmarks.mathvista_figure import shown, vlmevalkit_mathvista
+from vlmkit.scoring.common.vlmevalkit_cells import nan_note
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.common.text_norm import (
     VLMEVALKIT_FAIL_MARKER,
@@ -316,4 +321,14 @@ def score_mathvista(df: pd.DataFrame, judge: Judge) -> EvalResult:
     if invalid:
         notes.append(f"{len(invalid)} row(s) have no usable answer (empty, not one of their choices, or not of their "
                      f"answer type) and count as misses: index {listed(invalid)}")
-    return tally.result(SCORER, metrics, table, counts, notes)
+    ours = [(tally.extracted[i], tally.hits[i], tally.methods[i] == "inference_error") for i in range(len(records))]
+    asked = {prompts[key]: outcomes[key] for key in pending}
+    figure, theirs, nan_rows = vlmevalkit_mathvista(records, labels, ["Overall", *tasks, *skills], ours, judge, asked,
+                                                    extract_prompt, TEMPERATURES, MAX_TOKENS)
+    if nan_rows:
+        counts["vlmevalkit_nan_replies"] = len(nan_rows)
+        notes.append(nan_note(nan_rows, "reads the reply itself"))
+    result = tally.result(SCORER, metrics, table, counts, notes)
+    result.per_sample["vlmevalkit"] = pd.Series([shown(v) for v in theirs], dtype=object)
+    result.vlmevalkit = figure
+    return result

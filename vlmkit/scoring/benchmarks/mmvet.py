@@ -27,24 +27,38 @@ Where vlmkit differs from VLMEvalKit (deliberately):
 - a reply `nan` is not a score (Python's float() reads it and VLMEvalKit keeps NaN, which poisons the means), and a
   `<think>...</think>` block before the number is dropped before reading;
 - a failed judge call is never cached as 0.0: the row is a judge error this run and asked again on the next;
-- a capability without rows has `acc` NaN (VLMEvalKit divides by zero).
+- a capability without rows has `acc` NaN (VLMEvalKit divides by zero);
+- a row with one capability (`category` `rec`) counts once in that capability's figure. VLMEvalKit's MMVet_acc adds
+  each row to every capability it names and then to its exact category (`rec`), which is the same key for a
+  single-capability row: such a row counts twice in `rec` (and in `fine/rec`). vlmkit's figures count it once; a
+  note says how many rows VLMEvalKit counts twice.
+
+VLMEvalKit's figure (EvalResult.vlmevalkit): MMVet_acc with its double count, on the grades VLMEvalKit reads from the
+same judge replies (the whole reply, stripped, through float(): `nan` is a grade there and makes its figures NaN, a
+think block is not). It needs, for every row, the judge reply VLMEvalKit would have stopped at; it is not computed
+(None, and a note says why) where vlmkit has none: a reply VLMEvalKit reads back from its xlsx as another text (an
+empty reply, `None`, `N/A` as `nan`; `3` as `3.0` in a column of numbers: a prompt vlmkit never sent), a reply
+vlmkit read that VLMEvalKit's float() cannot (it would ask again), or a failed judge call. A row without a
+prediction is 0 on both sides. A capability without rows is left out (VLMEvalKit divides by zero there).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from vlmkit.core.cells import is_missing, listed
+from vlmkit.core.cells import listed
 from vlmkit.judging import Judge, JudgeOutcome, judge_rounds
 from vlmkit.core.reasoning import answer_part
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
-from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import changed_replies, failed_call
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 # VLMEvalKit's build_mmvet_gpt4_prompt, up to the row the judge completes (starts with a newline; ends after the
 # last example's newline).
@@ -127,7 +141,7 @@ def score_mmvet(df: pd.DataFrame, judge: Judge, *, what: str = "MMVet") -> EvalR
         answer = required_text(row, "answer", what)
         question = required_text(row, "question", what)
         pred = row["prediction"]
-        if is_missing(pred) or VLMEVALKIT_FAIL_MARKER in str(pred):
+        if failed_call(pred):
             continue
         prompts[key] = mmvet_prompt(question, answer, str(pred))
 
@@ -144,6 +158,7 @@ def score_mmvet(df: pd.DataFrame, judge: Judge, *, what: str = "MMVet") -> EvalR
         "method": methods,
         "judge": pd.Series(replies, dtype=object),
     })
+    figure, why_not = mmvet_vlmevalkit_figure(records, keys, categories, outcomes, scores)
     table = capability_table(categories, scores)
     metrics = {str(cat): float(acc) for cat, tot, acc in table.itertuples(index=False) if tot > 0}
     for fine, acc in fine_scores(categories, scores).items():
@@ -161,8 +176,9 @@ def score_mmvet(df: pd.DataFrame, judge: Judge, *, what: str = "MMVet") -> EvalR
         table=table,
         table_suffix="score",
         counts=counts,
-        notes=_notes(per_sample, judge),
+        notes=_notes(per_sample, judge) + _double_count_note(categories) + ([why_not] if why_not else []),
         scale=Scale(PERCENT),
+        vlmevalkit=figure,
     )
 
 
@@ -184,6 +200,89 @@ def fine_scores(categories: Sequence[str], scores: Sequence[float]) -> dict[str,
     for cat, score in zip(categories, scores):
         sums.setdefault(cat.replace(",", "_"), []).append(score)
     return {name: float(np.mean(values) * 100) for name, values in sums.items()}
+
+
+def vlmevalkit_grade(replies: Sequence[str]) -> tuple[float | None, bool]:
+    """(grade, known) as VLMEvalKit's MMVet_auxeval reads the judge's replies in order: the first whose stripped
+    text float() reads within [0, 1] (NaN passes its range check); 0.0 after 5 unread. Not known when the replies
+    run out before that (vlmkit stopped asking sooner)."""
+    for reply in replies[:len(JUDGE_TEMPERATURES)]:
+        try:
+            value = float(reply.strip())
+        except ValueError:
+            continue
+        if not (value < 0 or value > 1):
+            return value, True
+    return (0.0, True) if len(replies) >= len(JUDGE_TEMPERATURES) else (None, False)
+
+
+def vlmevalkit_acc(categories: Sequence[str], grades: Sequence[float]) -> tuple[dict[str, float], dict[str, float]]:
+    """VLMEvalKit's MMVet_acc: (capability and Overall figures, exact-category figures), acc = score / tot x 100.
+    Capabilities and exact categories share one tally, so a single-capability row counts twice there. A
+    capability without rows is left out (VLMEvalKit divides by zero)."""
+    tot: dict[str, int] = {}
+    score: dict[str, float] = {}
+    fine: list[str] = []
+    for cat, grade in zip(categories, grades):
+        exact = cat.replace(",", "_")
+        if exact not in fine:
+            fine.append(exact)
+        for key in [c for c in CAPABILITIES if c in cat] + ["Overall", exact]:
+            tot[key] = tot.get(key, 0) + 1
+            score[key] = score.get(key, 0.0) + grade
+    capability = {k: score[k] / tot[k] * 100 for k in (*CAPABILITIES, "Overall") if tot.get(k)}
+    return capability, {k: score[k] / tot[k] * 100 for k in fine}
+
+
+def mmvet_vlmevalkit_figure(
+    records: Sequence[dict], keys: Sequence[str], categories: Sequence[str],
+    outcomes: dict[str, JudgeOutcome[float]], scores: Sequence[float],
+) -> tuple[VlmevalkitFigure | None, str | None]:
+    """(VLMEvalKit's MMVet figures for the same judge replies, None) (module docstring); (None, why) when a grade
+    it needs is a judge reply vlmkit does not have."""
+    grades: list[float] = []
+    differing: list[ReadingDifference] = []
+    missing: list[object] = []
+    changed = changed_replies([row["prediction"] for row in records])
+    for row, key, mine, other_text in zip(records, keys, scores, changed):
+        pred = row["prediction"]
+        grade: float | None = 0.0
+        if other_text:
+            grade = None
+        elif not failed_call(pred):
+            outcome = outcomes.get(key)
+            grade, known = vlmevalkit_grade(outcome.replies if outcome is not None else [])
+            grade = grade if known else None
+        if grade is None:
+            missing.append(row["index"])
+            continue
+        grades.append(grade)
+        if not (grade == mine or (math.isnan(grade) and math.isnan(mine))):
+            differing.append(ReadingDifference(row["index"], mine, grade, mine, grade))
+    if missing:
+        return None, (f"VLMEvalKit's figure not computed: {len(missing)} row(s) need a judge reply vlmkit does not "
+                      "have (a reply VLMEvalKit reads back from its xlsx as another text, 'nan' or a number, and "
+                      "would send as such, a grade its float() cannot read so it would ask again, or a failed judge "
+                      f"call); index {listed(missing)}")
+    capability, fine = vlmevalkit_acc(categories, grades)
+    metrics = dict(capability)
+    metrics.update({f"fine/{name}": value for name, value in fine.items()})
+    notes = _double_count_note(categories)
+    nans = [d.index for d in differing if isinstance(d.vlmevalkit, float) and math.isnan(d.vlmevalkit)]
+    if nans:
+        notes.append(f"{len(nans)} judge reply(ies) 'nan' read as a grade by VLMEvalKit's float(): its figures for "
+                     f"their capabilities and Overall are NaN; index {listed(nans)}")
+    return VlmevalkitFigure(metrics=metrics, primary="Overall", differing=differing, notes=notes), None
+
+
+def _double_count_note(categories: Sequence[str]) -> list[str]:
+    single = Counter(cat for cat in categories if cat in CAPABILITIES)
+    if not single:
+        return []
+    counted = ", ".join(f"{cap} {single[cap]}" for cap in CAPABILITIES if single[cap])
+    return [f"{sum(single.values())} row(s) have a single capability ({counted}): vlmkit counts each once in that "
+            "capability's figure; VLMEvalKit's MMVet_acc counts them twice (capability and exact category share a "
+            "key; its figures, where computed, in scoring.vlmevalkit)"]
 
 
 def _notes(per_sample: pd.DataFrame, judge: Judge) -> list[str]:

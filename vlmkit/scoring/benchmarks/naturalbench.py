@@ -29,6 +29,8 @@ from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
+from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, nan_note, vlmevalkit_cells
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 TYPES = {"yes_no": ("yes", "no"), "multiple_choice": ("A", "B")}
 EXPECTED = (1, 0, 0, 1)  # q0_i0, q0_i1, q1_i0, q1_i1
@@ -87,17 +89,24 @@ def score_naturalbench(df: pd.DataFrame) -> EvalResult:
         answer = (cell_text(row.get("answer")) or "").strip().lower()
         if answer in _ANSWER_VALUE and _ANSWER_VALUE[answer] != EXPECTED[pos % 4]:
             disagrees.append(row["index"])
-    groups = [values[i:i + 4] for i in range(0, len(values), 4)]
-    question = image = binary = group = 0
-    for q0i0, q0i1, q1i0, q1i1 in groups:
-        q = int(q0i0 == 1 and q0i1 == 0) + int(q1i1 == 1 and q1i0 == 0)
-        im = int(q0i0 == 1 and q1i0 == 0) + int(q1i1 == 1 and q0i1 == 0)
-        question, image = question + q, image + im
-        binary += int(q0i0 == 1) + int(q0i1 == 0) + int(q1i0 == 0) + int(q1i1 == 1)
-        group += int(q == 2 and im == 2)
-    n = len(groups)
-    metrics = {"question_score": question / (2 * n), "image_score": image / (2 * n), "binary_score": binary / (4 * n),
-               "group_score": group / n}  # fmt: skip
+    metrics = _metrics(values)
+    n = len(values) // 4
+    preds = df["prediction"].tolist()
+    failed = [is_missing(p) or VLMEVALKIT_FAIL_MARKER in str(p) for p in preds]
+    back = vlmevalkit_cells([VLMEVALKIT_FAIL_MARKER if f else p for p, f in zip(preds, failed)])
+    theirs = [-1 if f else read_binary(str(cell), cell_text(t) or "") for f, cell, t in
+              zip(failed, back, df["type"].tolist())]
+    nan_rows = [df["index"].iloc[i] for i, (f, cell) in enumerate(zip(failed, back))
+                if not f and is_nan_cell(cell) and str(preds[i]) != "nan"]
+    figure = VlmevalkitFigure(
+        metrics=_metrics(theirs), primary="group_score",
+        differing=[ReadingDifference(index, ours, their, float(ours == EXPECTED[i % 4]),
+                                     float(their == EXPECTED[i % 4]))
+                   for i, (index, ours, their, f) in enumerate(zip(df["index"].tolist(), values, theirs, failed))
+                   if not f and ours != their],
+        notes=[nan_note(nan_rows, "reads the reply itself (neither reading finds an answer in it)")] if nan_rows
+        else [],
+    )  # fmt: skip
     hits = [v == EXPECTED[i % 4] for i, v in enumerate(values)]
     per_sample = pd.DataFrame({"index": df["index"].tolist(), "extracted": values, "hit": hits,
                                "group": [i // 4 for i in range(len(values))]})  # fmt: skip
@@ -114,5 +123,20 @@ def score_naturalbench(df: pd.DataFrame) -> EvalResult:
     return EvalResult(
         scorer="naturalbench", metrics=metrics, primary="group_score", per_sample=per_sample,
         table=pd.DataFrame({"Metric": list(metrics), "Score": list(metrics.values())}), table_suffix="acc",
-        counts=counts, notes=notes, scale=Scale(FRACTION),
+        counts=counts, notes=notes, scale=Scale(FRACTION), vlmevalkit=figure,
     )  # fmt: skip
+
+
+def _metrics(values: list[int]) -> dict[str, float]:
+    """get_scores over groups of four readings (1, 0 or -1)."""
+    groups = [values[i:i + 4] for i in range(0, len(values), 4)]
+    question = image = binary = group = 0
+    for q0i0, q0i1, q1i0, q1i1 in groups:
+        q = int(q0i0 == 1 and q0i1 == 0) + int(q1i1 == 1 and q1i0 == 0)
+        im = int(q0i0 == 1 and q1i0 == 0) + int(q1i1 == 1 and q0i1 == 0)
+        question, image = question + q, image + im
+        binary += int(q0i0 == 1) + int(q0i1 == 0) + int(q1i0 == 0) + int(q1i1 == 1)
+        group += int(q == 2 and im == 2)
+    n = len(groups)
+    return {"question_score": question / (2 * n), "image_score": image / (2 * n), "binary_score": binary / (4 * n),
+            "group_score": group / n}

@@ -34,14 +34,16 @@ import ast
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
 
 from vlmkit.core.cells import is_missing, listed
 from vlmkit.scoring.common.breakdown import require_columns
+from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, nan_note, vlmevalkit_cells
 from vlmkit.scoring.result import EvalResult
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 from vlmkit.scoring.scales import PERCENT, Scale
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
 
@@ -197,6 +199,34 @@ def score_spatial_mcq(
     counts["judge_errors"] = 0
     counts["invalid_target"] = len(invalid)
 
+    metrics = _metrics(df, records, hits, extracted, groups, caa, report, group_prefix)
+    notes: list[str] = []
+    figure, theirs = _vlmevalkit_figure(
+        df, records, extracted, targets, methods, hits,
+        lambda their_hits, their_letters: _metrics(df, records, their_hits, their_letters, groups, caa, report,
+                                                   group_prefix, vlmevalkit=True),
+    )  # fmt: skip
+    per_sample["vlmevalkit"] = pd.Series(theirs, dtype=object)
+    if invalid:
+        notes.append(
+            f"{len(invalid)} row(s) have an answer from which no option letter can be read (scored as misses): "
+            f"index {listed(invalid)}"
+        )
+    if tally["unparsed"]:
+        notes.append(
+            f"{tally['unparsed']} reply(ies) name no option letter by VLMEvalKit's spatial_bench rule (misses)"
+        )
+    table = pd.DataFrame([metrics])
+    return EvalResult(
+        scorer="spatial_mcq", metrics=metrics, primary="Overall", per_sample=per_sample, table=table,
+        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT), vlmevalkit=figure,
+    )  # fmt: skip
+
+
+def _metrics(df: pd.DataFrame, records: list[dict[str, Any]], hits: list[bool], extracted: list[str | None],
+             groups: Sequence[str], caa: bool, report: str, group_prefix: bool | None, *,
+             vlmevalkit: bool = False) -> dict[str, float]:
+    """The figures of one reading; `vlmevalkit=True` for VLMEvalKit's (STARE reports absent categories its way)."""
     hit_series = pd.Series(hits, dtype=bool)
     n_options = [option_count(row) for row in records] if caa else []
     metrics: dict[str, float] = {"Overall": 100.0 * float(hit_series.mean())}
@@ -213,25 +243,35 @@ def score_spatial_mcq(
             if caa:
                 sub = [n for n, keep in zip(n_options, rows) if keep]
                 metrics[f"{prefix}{label}_caa"] = 100.0 * class_adjusted(hit_series[rows].tolist(), sub)
-    notes: list[str] = []
     if report == "stare":
         from vlmkit.scoring.benchmarks.spatial_stare import stare_metrics
 
-        metrics.update(stare_metrics(df, hits, extracted))
-    if invalid:
-        notes.append(
-            f"{len(invalid)} row(s) have an answer from which no option letter can be read (scored as misses): "
-            f"index {listed(invalid)}"
-        )
-    if tally["unparsed"]:
-        notes.append(
-            f"{tally['unparsed']} reply(ies) name no option letter by VLMEvalKit's spatial_bench rule (misses)"
-        )
-    table = pd.DataFrame([metrics])
-    return EvalResult(
-        scorer="spatial_mcq", metrics=metrics, primary="Overall", per_sample=per_sample, table=table,
-        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT),
-    )  # fmt: skip
+        metrics.update(stare_metrics(df, hits, extracted, vlmevalkit=vlmevalkit))
+    return metrics
+
+
+def _vlmevalkit_figure(df: pd.DataFrame, records: list[dict[str, Any]], extracted: list[str | None],
+                       targets: list[str | None], methods: list[str], hits: list[bool],
+                       figures: Callable[[list[bool], list[str | None]], dict[str, float]]
+                       ) -> tuple[VlmevalkitFigure, list[str | None]]:
+    """VLMEvalKit's figure: its rule (read_option_letter, which is vlmkit's) on the replies as its xlsx round trip
+    gives them back (`str(nan)` = `nan` for an empty reply, `None`, `N/A`, ...); a failed call a miss on both."""
+    preds = df["prediction"].tolist()
+    failed = [m == INFERENCE_ERROR for m in methods]
+    back = vlmevalkit_cells([VLMEVALKIT_FAIL_MARKER if f else p for p, f in zip(preds, failed)])
+    theirs = [None if f else read_option_letter(str(cell))[0] for f, cell in zip(failed, back)]
+    their_hits = [letter is not None and letter == target for letter, target in zip(theirs, targets)]
+    nan_rows = [row["index"] for row, cell, f in zip(records, back, failed)
+                if not f and is_nan_cell(cell) and str(row["prediction"]) != "nan"]
+    differing = [
+        ReadingDifference(row["index"], ours, their, float(hit), float(their_hit))
+        for row, ours, their, hit, their_hit, f in zip(records, extracted, theirs, hits, their_hits, failed)
+        if not f and (ours != their or hit != their_hit)
+    ]
+    notes = [nan_note(nan_rows, "reads the reply itself")] if nan_rows else []
+    figure = VlmevalkitFigure(metrics=figures(their_hits, theirs), primary="Overall", differing=differing,
+                              notes=notes)
+    return figure, theirs
 
 
 def parse_option_list(value: Any) -> list[str] | None:

@@ -10,7 +10,8 @@ as the positive label (0 when nothing is a true positive). `macro` averages six 
 
 Where vlmkit differs on purpose: VLMEvalKit gives a multiple-choice category with no rows an accuracy of 0 and
 averages that 0 into `macro` (and reports it as `{category}_accuracy`); vlmkit leaves absent categories out, so a
-subset of STARE is not pulled down by the categories it does not have.
+subset of STARE is not pulled down by the categories it does not have. `stare_metrics(..., vlmevalkit=True)` gives
+VLMEvalKit's figures (with its hits and letters, for the MCQ scorer's VlmevalkitFigure).
 """
 
 from __future__ import annotations
@@ -57,8 +58,12 @@ def _category(df: pd.DataFrame) -> pd.Series:
     return df[column].map(lambda v: str(v).strip().lower()).reset_index(drop=True)
 
 
-def stare_metrics(df: pd.DataFrame, hits: Sequence[bool], extracted: Sequence[str | None]) -> dict[str, float]:
-    """STARE's per-category accuracy and F1 and its macro (module docstring), in percent."""
+def stare_metrics(df: pd.DataFrame, hits: Sequence[bool], extracted: Sequence[str | None], *,
+                  vlmevalkit: bool = False) -> dict[str, float]:
+    """STARE's per-category accuracy and F1 and its macro (module docstring), in percent. `vlmevalkit=True`: as
+    VLMEvalKit's StareBench.evaluate reports them (for its figure, fed its own hits and letters): every one of the
+    ten categories gets `{category}_accuracy`, 0 when it has no rows, and a multiple-choice category without rows
+    puts that 0 into `macro` (an absent yes/no category has no F1 and stays out, as in vlmkit)."""
     categories = _category(df)
     hit = pd.Series(list(hits), dtype=bool)
     questions = df["question"].tolist() if "question" in df.columns else [None] * len(df)
@@ -68,6 +73,10 @@ def stare_metrics(df: pd.DataFrame, hits: Sequence[bool], extracted: Sequence[st
     for category in (*MCQ_CATEGORIES, *BINARY_CATEGORIES):
         rows = [i for i, c in enumerate(categories) if c == category]
         if not rows:
+            if vlmevalkit:
+                out[f"{category}_accuracy"] = 0.0
+                if category in MCQ_CATEGORIES:
+                    scores[category] = 0.0
             continue
         acc = float(hit[rows].mean())
         out[f"{category}_accuracy"] = 100.0 * acc

@@ -17,6 +17,13 @@ from each reply, then each `split` has its rule, and accuracy x100 is reported p
 Where vlmkit differs: a failed call is a miss (`inference_errors`; VLMEvalKit fails on it outside vtabfact); a
 number written `nan`/`inf` is read as text (VLMEvalKit fails on it); a split other than the four is refused in one
 line; a split absent from the predictions is left out (VLMEvalKit fails).
+
+VLMEvalKit's figure (EvalResult.vlmevalkit): its rules are the ones above, so on the same replies its split figures
+are vlmkit's, computed its way (round((right + 1e-9) / (rows + 1e-9), 8) x 100); `Overall` there is vlmkit's mean
+of the four (VLMEvalKit prints none). It is not computed (None, and a note says why) where VLMEvalKit stops: a reply
+its xlsx round trip turns into NaN or a number (an empty reply, `None`, `N/A`...; a column of numbers: no split's
+rule takes a float), a split absent
+from the predictions (KeyError), or a vwtq value that float() reads as nan/inf (its NumberValue asserts).
 """
 
 from __future__ import annotations
@@ -28,11 +35,13 @@ from typing import Any
 
 import pandas as pd
 
-from vlmkit.core.cells import is_missing
+from vlmkit.core.cells import listed
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
-from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
+from vlmkit.scoring.common.text_norm import cell_text
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, not_text
+from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 SPLITS = ("fintabnetqa", "vtabfact", "vwtq", "vwtq_syn")
 INFERENCE_ERROR = "inference_error"
@@ -185,7 +194,7 @@ def score_tablevqa(df: pd.DataFrame) -> EvalResult:
             raise ValueError(f"{what}: row index {row['index']}, field `split`: {split!r} is not one of "
                              f"{', '.join(SPLITS)}")
         pred, answer = row["prediction"], cell_text(row["answer"]) or ""
-        if is_missing(pred) or VLMEVALKIT_FAIL_MARKER in str(pred):
+        if failed_call(pred):
             hits.append(False)
             exact.append(False if split == "fintabnetqa" else None)
             methods.append(INFERENCE_ERROR)
@@ -227,7 +236,61 @@ def score_tablevqa(df: pd.DataFrame) -> EvalResult:
     per_sample = pd.DataFrame({"index": df["index"].tolist(), "method": methods, "hit": hits,
                                "exact": pd.Series(exact, dtype=object)})  # fmt: skip
     table = pd.DataFrame({"split": list(figures), "average_scores": list(figures.values())})
+    figure, why_not = tablevqa_vlmevalkit_figure(df, hits, exact)
+    if why_not:
+        notes.append(why_not)
     return EvalResult(
         scorer="tablevqa", metrics=metrics, primary="Overall", per_sample=per_sample, table=table,
-        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT),
+        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT), vlmevalkit=figure,
     )  # fmt: skip
+
+
+def vlmevalkit_accuracy(right: int, rows: int) -> float:
+    """VLMEvalKit's tablevqabench accuracy: round((right + 1e-9) / (rows + 1e-9), 8) x 100."""
+    return round((right + 1e-9) / (rows + 1e-9), 8) * 100
+
+
+def _stops_wtq(text: str) -> bool:
+    """VLMEvalKit's NumberValue.parse asserts on a value that int() refuses and float() reads as nan or inf."""
+    for piece in _unescape_list(text.replace("||", "|")):
+        try:
+            int(piece)
+        except ValueError:
+            try:
+                amount = float(piece)
+            except ValueError:
+                continue
+            if math.isnan(amount) or math.isinf(amount):
+                return True
+    return False
+
+
+def tablevqa_vlmevalkit_figure(df: pd.DataFrame, hits: list[bool],
+                               exact: list[bool | None]) -> tuple[VlmevalkitFigure | None, str | None]:
+    """(VLMEvalKit's figure, None), or (None, why it stops) (module docstring)."""
+    splits = [cell_text(v) or "" for v in df["split"]]
+    absent = [s for s in SPLITS if s not in splits]
+    if absent:
+        return None, f"VLMEvalKit's figure not computed: it stops on a missing split ({', '.join(absent)})"
+    stops = []
+    predictions = df["prediction"].tolist()
+    for index, pred, answer, split, stop in zip(df["index"], predictions, df["answer"], splits, not_text(predictions)):
+        if stop:
+            stops.append(index)
+        elif split in ("vwtq", "vwtq_syn"):
+            reply = None if failed_call(pred) else re.sub("^Answer: ", "", str(pred))
+            if _stops_wtq(cell_text(answer) or "") or (reply is not None and _stops_wtq(reply)):
+                stops.append(index)
+    if stops:
+        return None, (f"VLMEvalKit's figure not computed: it stops on {len(stops)} row(s) (a reply read back from "
+                      f"its xlsx as NaN or a number, or a vwtq value float() reads as nan/inf); index {listed(stops)}")
+    metrics: dict[str, float] = {}
+    for split in SPLITS:
+        rows = [pos for pos, s in enumerate(splits) if s == split]
+        metrics[split] = vlmevalkit_accuracy(sum(hits[p] for p in rows), len(rows))
+        if split == "fintabnetqa":
+            metrics["fintabnetqa (exact)"] = vlmevalkit_accuracy(sum(bool(exact[p]) for p in rows), len(rows))
+    metrics["Overall"] = sum(metrics[s] for s in SPLITS) / len(SPLITS)
+    return VlmevalkitFigure(metrics=metrics, primary="Overall", notes=[
+        "VLMEvalKit's rules are vlmkit's: the same split figures; it prints no Overall (here: the mean of the four)"
+    ]), None

@@ -16,22 +16,32 @@ Where vlmkit differs, on purpose: a missing prediction (inference failed) scores
 (`inference_errors`; VLMEvalKit stops with an AttributeError); a reply's reasoning (`<think>...</think>`) is never
 read; `answer` cells are parsed, never evaluated as code, and a plain text cell is one span (VLMEvalKit requires a
 list); an empty span scores 0 (VLMEvalKit's n-gram search is undefined for it).
+
+VLMEvalKit's figure (EvalResult.vlmevalkit): the same spans scored on the reply as VLMEvalKit reads it, reasoning
+included (a `<think>` block written into the reply is searched for n-grams and for refusal words there), with the
+same tokens (vlmkit's spaCy-like rules, or spaCy itself with `tokenizer_backend="spacy"`); rows whose exact-match
+score differs are listed. A failed call is a miss on both sides. Not computed (None, and a note says why) where
+VLMEvalKit stops: a reply its xlsx round trip turns into NaN or a number (an empty reply, `None`, `N/A`...), which
+its scorer splits without str().
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from difflib import SequenceMatcher
 
 import numpy as np
 import pandas as pd
 
-from vlmkit.core.cells import is_missing, listed
+from vlmkit.core.cells import listed
 from vlmkit.core.reasoning import answer_part
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
-from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, parse_answer_list
+from vlmkit.scoring.common.text_norm import parse_answer_list
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, not_text
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 from vlmkit.scoring.benchmarks.vcr_tokens import LANGUAGES, tokenizer
 
 __all__ = ["SpanMatch", "best_match", "is_refusal", "reply_text", "score_vcr"]
@@ -102,25 +112,21 @@ def score_vcr(df: pd.DataFrame, *, language: str, tokenizer_backend: str = "rule
     exact_all: list[float] = []
     jaccard_all: list[float] = []
     rows: list[dict[str, object]] = []
+    span_scores: list[tuple[list[float], list[float]]] = []
     no_spans: list[object] = []
     methods: list[str] = []
     for idx, pred, answer in zip(indices, df["prediction"].tolist(), df["answer"].tolist()):
         spans = parse_answer_list(answer) or []
         if not spans:
             no_spans.append(idx)
-        if is_missing(pred) or VLMEVALKIT_FAIL_MARKER in str(pred):
+        if failed_call(pred):
             method, matches = INFERENCE_ERROR, [SpanMatch(s, "", 0.0, 0.0, 0.0) for s in spans]
         else:
-            reply = reply_text(str(pred))
-            if is_refusal(reply):
-                method, matches = REFUSAL, [SpanMatch(s, "", 0.0, 0.0, 0.0) for s in spans]
-            else:
-                method = "match"
-                reply_tokens = tokenize(reply)
-                matches = [_best(s, tokenize(s), reply_tokens, language) for s in spans]
+            method, matches = _matches(reply_text(str(pred)), spans, tokenize, language)
         methods.append(method)
         exact = [m.exact_match for m in matches]
         jacc = [m.jaccard for m in matches]
+        span_scores.append((exact, jacc))
         exact_all += exact
         jaccard_all += jacc
         rows.append({
@@ -150,6 +156,9 @@ def score_vcr(df: pd.DataFrame, *, language: str, tokenizer_backend: str = "rule
     if counts["inference_errors"]:
         notes.append(f"{counts['inference_errors']} row(s) have no prediction (inference failed); their spans score 0 "
                      "(VLMEvalKit stops on such a row)")
+    figure, why_not = vcr_vlmevalkit_figure(df, rows, span_scores, tokenize, language)
+    if why_not:
+        notes.append(why_not)
     return EvalResult(
         scorer="vcr",
         metrics=metrics,
@@ -160,4 +169,50 @@ def score_vcr(df: pd.DataFrame, *, language: str, tokenizer_backend: str = "rule
         counts=counts,
         notes=notes,
         scale=Scale(FRACTION),
+        vlmevalkit=figure,
     )
+
+
+def _matches(reply: str, spans: list[str], tokenize: Callable[[str], list[str]],
+             language: str) -> tuple[str, list[SpanMatch]]:
+    """(method, one SpanMatch per span) for the text of a reply that is read."""
+    if is_refusal(reply):
+        return REFUSAL, [SpanMatch(s, "", 0.0, 0.0, 0.0) for s in spans]
+    reply_tokens = tokenize(reply)
+    return "match", [_best(s, tokenize(s), reply_tokens, language) for s in spans]
+
+
+def vcr_vlmevalkit_figure(
+    df: pd.DataFrame, rows: list[dict[str, object]], span_scores: list[tuple[list[float], list[float]]],
+    tokenize: Callable[[str], list[str]], language: str,
+) -> tuple[VlmevalkitFigure | None, str | None]:
+    """(VLMEvalKit's figure, None) or (None, why it stops) (module docstring). `span_scores`: vlmkit's (exact
+    match, Jaccard) per span of each row."""
+    predictions = df["prediction"].tolist()
+    stops = [idx for idx, stop in zip(df["index"].tolist(), not_text(predictions)) if stop]
+    if stops:
+        return None, (f"VLMEvalKit's figure not computed: {len(stops)} reply(ies) come back from its xlsx as NaN or a "
+                      f"number (empty, 'None', 'N/A'...) and its scorer stops on them; index {listed(stops)}")
+    exact_all: list[float] = []
+    jaccard_all: list[float] = []
+    differing: list[ReadingDifference] = []
+    for row, mine, pred, answer in zip(rows, span_scores, predictions, df["answer"].tolist()):
+        spans = parse_answer_list(answer) or []
+        if failed_call(pred):
+            exact, jacc = [0.0] * len(spans), [0.0] * len(spans)
+        else:
+            theirs = str(pred).split(ASSISTANT_MARKER)[-1]
+            if theirs == reply_text(str(pred)):  # the text vlmkit read: the same scores
+                exact, jacc = mine
+            else:
+                _, matches = _matches(theirs, spans, tokenize, language)
+                exact, jacc = [m.exact_match for m in matches], [m.jaccard for m in matches]
+                mean = float(np.mean(exact)) if exact else 0.0
+                if mean != row["score"] or jacc != mine[1]:
+                    differing.append(ReadingDifference(row["index"], row["matched"], [m.best for m in matches],
+                                                       row["score"], mean))  # type: ignore[arg-type]
+        exact_all += exact
+        jaccard_all += jacc
+    metrics = {"Exact_Match": float(np.mean(exact_all)), "Jaccard": float(np.mean(jaccard_all))}
+    notes = ["the reply as VLMEvalKit reads it: reasoning included; tokens as vlmkit's (spaCy's rules)"]
+    return VlmevalkitFigure(metrics=metrics, primary="Exact_Match", differing=differing, notes=notes), None

@@ -10,6 +10,12 @@ Rules (which task uses which is the catalog's `task_rules` option, VLMEvalKit's 
 A row whose task has no rule counts in its task and Overall but is never right, as in VLMEvalKit (named in a note).
 Where vlmkit differs: a failed call is a miss (`inference_errors`; VLMEvalKit fails on it for most rules); a row
 without an answer is a miss (`invalid_target`).
+
+VLMEvalKit's figure (EvalResult.vlmevalkit): its rules are the ones above, so on the same replies its per-task
+figures are vlmkit's (VLMEvalKit prints no Overall; the figure's `Overall` is over all rows, as vlmkit's). Its
+evaluate reads the prediction without str(): a reply its xlsx round trip turns into NaN (an empty reply, `None`,
+`N/A`, `nan`...) or a number (a column of numbers) stops it with a TypeError, so the figure is not computed then
+(None, and a note names the rows).
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ from collections.abc import Callable, Mapping
 
 import pandas as pd
 
-from vlmkit.core.cells import is_blank, is_missing, listed
+from vlmkit.core.cells import is_blank, listed
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, not_text
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
-from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
+from vlmkit.scoring.common.text_norm import cell_text
+from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 _BRACES = re.compile(r"\{(.*?)\}")
 _ROWS = re.compile(r"[Rr]ows?(?:[^{}]*)\{(\d+)\}")
@@ -78,7 +86,7 @@ def score_vlmblind(df: pd.DataFrame, task_rules: Mapping[str, str]) -> EvalResul
             no_rule.append(index)
         if is_blank(answer):
             invalid.append(index)
-        if is_missing(pred) or VLMEVALKIT_FAIL_MARKER in str(pred):
+        if failed_call(pred):
             errors.append(index)
             hits.append(False)
             continue
@@ -97,7 +105,16 @@ def score_vlmblind(df: pd.DataFrame, task_rules: Mapping[str, str]) -> EvalResul
     if invalid:
         notes.append(f"{len(invalid)} row(s) have no answer (misses): index {listed(invalid)}")
     per_sample = pd.DataFrame({"index": df["index"].tolist(), "rule": rules, "hit": hits})
+    stops = [index for index, stop in zip(df["index"], not_text(df["prediction"].tolist())) if stop]
+    figure = None
+    if stops:
+        notes.append(f"VLMEvalKit's figure not computed: {len(stops)} reply(ies) come back from its xlsx as NaN "
+                     f"(empty, 'None', 'N/A', ...) or as numbers, and its VLMBlind.evaluate, which uses them as text "
+                     f"without str(), stops on them; index {listed(stops)}")
+    else:
+        figure = VlmevalkitFigure(metrics=dict(metrics), primary="Overall", notes=[
+            "VLMEvalKit's rules are vlmkit's: the same per-task figures; it prints no Overall (here: all rows)"])
     return EvalResult(
         scorer="vlmblind", metrics=metrics, primary="Overall", per_sample=per_sample, table=pd.DataFrame([metrics]),
-        table_suffix="acc", counts=counts, notes=notes, scale=Scale(FRACTION),
+        table_suffix="acc", counts=counts, notes=notes, scale=Scale(FRACTION), vlmevalkit=figure,
     )  # fmt: skip

@@ -26,7 +26,9 @@ import pandas as pd
 
 from vlmkit.core.cells import is_missing, listed
 from vlmkit.scoring.common.breakdown import require_columns
+from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, nan_note, vlmevalkit_cells
 from vlmkit.scoring.result import EvalResult
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 from vlmkit.scoring.scales import PERCENT, Scale
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
 
@@ -109,13 +111,8 @@ def score_vmcbench(df: pd.DataFrame, category_means: Mapping[str, Sequence[str]]
         hits.append(letter is not None and letter == cell_text(row["answer"]))
     tally = Counter(methods)
     categories = df["category"].map(lambda v: cell_text(v) or "").to_numpy()
-    per_category = pd.Series(hits, dtype=float).groupby(categories).mean() * 100
-    metrics: dict[str, float] = {"Overall": float(np.mean(hits) * 100)}
-    for group, members in means.items():
-        present = [per_category[m] for m in members if m in per_category.index]
-        if present:
-            metrics[group] = float(np.mean(present))
-    metrics.update({str(cat): float(value) for cat, value in per_category.items()})
+    metrics, per_category = _metrics(hits, categories, means)
+    figure = _vlmevalkit_figure(df, records, extracted, hits, methods, categories, means)
     counts = {"total": len(df), "scored": len(df), "hits": int(sum(hits))}
     counts.update({m: tally[m] for m in ("bracket", "spaced", "option_text")})
     counts.update({
@@ -138,5 +135,51 @@ def score_vmcbench(df: pd.DataFrame, category_means: Mapping[str, Sequence[str]]
                                "method": methods, "hit": hits})  # fmt: skip
     return EvalResult(
         scorer="vmcbench", metrics=metrics, primary="Overall", per_sample=per_sample, table=pd.DataFrame([metrics]),
-        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT),
+        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT), vlmevalkit=figure,
     )  # fmt: skip
+
+
+def _metrics(hits: Sequence[bool], categories: np.ndarray, means: Mapping[str, Sequence[str]]
+             ) -> tuple[dict[str, float], pd.Series]:
+    """Overall, the group means and the per-category accuracies (x100), and the per-category series."""
+    per_category = pd.Series(hits, dtype=float).groupby(categories).mean() * 100
+    metrics: dict[str, float] = {"Overall": float(np.mean(hits) * 100)}
+    for group, members in means.items():
+        present = [per_category[m] for m in members if m in per_category.index]
+        if present:
+            metrics[group] = float(np.mean(present))
+    metrics.update({str(cat): float(value) for cat, value in per_category.items()})
+    return metrics, per_category
+
+
+def _vlmevalkit_figure(df: pd.DataFrame, records: list[dict[str, Any]], extracted: list[str | None],
+                       hits: list[bool], methods: list[str], categories: np.ndarray,
+                       means: Mapping[str, Sequence[str]]) -> VlmevalkitFigure:
+    """VLMEvalKit's figure: the same rule on the replies its xlsx round trip gives back (`nan` for an empty reply,
+    `None`, ...), figures rounded to 2 decimals as it reports them; its random letter for an unread reply cannot be
+    reproduced and counts as a miss here."""
+    preds = df["prediction"].tolist()
+    failed = [m == INFERENCE_ERROR for m in methods]
+    back = vlmevalkit_cells([VLMEVALKIT_FAIL_MARKER if f else p for p, f in zip(preds, failed)])
+    theirs: list[str | None] = []
+    their_hits: list[bool] = []
+    nan_rows = []
+    for row, cell, fail, method in zip(records, back, failed, methods):
+        letter = None
+        if not fail and method != "no_options":
+            letter = read_vmc_choice(str(cell), _row_options(row))[0]
+            if is_nan_cell(cell) and str(row["prediction"]) != "nan":
+                nan_rows.append(row["index"])
+        theirs.append(letter)
+        their_hits.append(letter is not None and letter == cell_text(row["answer"]))
+    metrics = {k: round(v, 2) for k, v in _metrics(their_hits, categories, means)[0].items()}
+    notes = ["VLMEvalKit rounds these figures to 2 decimals; a reply it cannot read gets a random letter there (not "
+             "reproducible), a miss here"]
+    if nan_rows:
+        notes.append(nan_note(nan_rows, "reads the reply itself"))
+    differing = [
+        ReadingDifference(row["index"], ours, their, float(hit), float(their_hit))
+        for row, ours, their, hit, their_hit, fail in zip(records, extracted, theirs, hits, their_hits, failed)
+        if not fail and (ours != their or hit != their_hit)
+    ]
+    return VlmevalkitFigure(metrics=metrics, primary="Overall", differing=differing, notes=notes)

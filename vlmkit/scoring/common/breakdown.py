@@ -122,3 +122,34 @@ def group_means(
         for val in _group_values(col):
             out[_label(val, rename)] = float(means[val])
     return out
+
+
+def headline_split(splits: Iterable[str]) -> str | None:
+    """The split whose Overall VLMEvalKit reports as the headline when a table has several (its
+    `_choose_primary_metric_key` over `split=<name>|Overall`: test, then validation, then val, then dev, else the
+    first name in order); None for a single split, whose Overall is the headline as it is."""
+    names = sorted({str(s) for s in splits})
+    if len(names) < 2:
+        return None
+
+    def rank(name: str) -> tuple[int, str]:
+        key = f"split={name}|overall".lower()
+        for bonus, tag in ((4, "split=test"), (3, "split=validation"), (2, "split=val"), (1, "split=dev")):
+            if tag in key:
+                return -bonus, f"split={name}|Overall"
+        return 0, f"split={name}|Overall"
+
+    return min(names, key=rank)
+
+
+def split_headline(units: pd.DataFrame, value_col: str, metrics: dict[str, float]) -> str:
+    """Add `Overall (<split>)` for every split when the rows hold several, and return the name of the headline
+    metric VLMEvalKit reports (headline_split), `Overall` otherwise."""
+    splits = split_series(units)
+    chosen = headline_split(splits.tolist())
+    if chosen is None:
+        return "Overall"
+    values = pd.to_numeric(units[value_col], errors="raise").astype(float)
+    for name, mean in values.groupby(splits).mean().items():
+        metrics[f"Overall ({name})"] = float(mean)
+    return f"Overall ({chosen})"

@@ -221,11 +221,17 @@ class _Options:
         return spans
 
 
+_DECIMAL_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
 @lru_cache(maxsize=8192)
 def _text_pattern(text: str) -> re.Pattern[str]:
     """Whole-word matching of an option text (digits: `2` is not in `12` nor in `2.5`; words: `cat` not in `category`,
-    `cats` allowed)."""
+    `cats` allowed). A number names the same value written with trailing zeros: `3.5` is in `3.50 m`, `3` in
+    `3.0`."""
     body = re.escape(text)
+    if _DECIMAL_RE.fullmatch(text):
+        body += "0*" if "." in text else r"(?:\.0+)?"
     before = r"(?<![0-9a-z\u00c0-\u024f])(?<![0-9][.,])" if text[0].isalnum() and text[0].isascii() else ""
     after = ""
     if text[-1].isascii() and text[-1].isalpha():

@@ -93,9 +93,23 @@ def _contractions() -> dict[str, str]:
     return table
 
 
+# VLMEvalKit's own copy (vlmeval/smp/misc.py at e8e78f05) has the look-behind right: a period right after a digit
+# stays (`5.` is kept, where the official rule gives `5`). Its figure uses this one (vlmevalkit_punctuation).
+_PERIOD_VLMEVALKIT = re.compile(r"(?<!\d)\.(?!\d)")
+
+
 def process_punctuation(text: str) -> str:
     """The VQA punctuation rule: each mark is deleted when it touches a space somewhere in the text (or the text
     has a digit,digit comma), else replaced by a space; then periods not followed by a digit are removed."""
+    return _punctuation(text, _PERIOD)
+
+
+def vlmevalkit_punctuation(text: str) -> str:
+    """VLMEvalKit's copy of the rule: the same, except that a period after a digit stays (`5.`)."""
+    return _punctuation(text, _PERIOD_VLMEVALKIT)
+
+
+def _punctuation(text: str, period: re.Pattern[str]) -> str:
     out = text
     has_digit_comma = _COMMA_BETWEEN_DIGITS.search(text) is not None
     for p in _PUNCT:
@@ -105,7 +119,7 @@ def process_punctuation(text: str) -> str:
             out = out.replace(p, "")
         else:
             out = out.replace(p, " ")
-    return _PERIOD.sub("", out, _PERIOD_MAX_SUBS)
+    return period.sub("", out, _PERIOD_MAX_SUBS)
 
 
 def process_digit_article(text: str) -> str:

@@ -10,6 +10,9 @@ document frequencies from this set's references. None of those three scorers nee
 Where vlmkit differs: a row whose call failed is scored as an empty caption (VLMEvalKit scores the text `nan`), and
 counted under `inference_errors`; a row without any reference is a one-line error naming it (VLMEvalKit stops with
 a traceback). The headline (`primary`) is CIDEr.
+
+VLMEvalKit's figure (`EvalResult.vlmevalkit`) is the same scoring of the captions its xlsx round trip leaves: an empty
+or `None`/`N/A` reply is the caption `nan` there; every such row is listed with its CIDEr on each side.
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ from vlmkit.core.errors import ConfigError, DataError
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, POINTS, Scale
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, parse_answer_list
+from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, nan_note
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 INSTALL_HINT = "pip install 'vlmkit[captions]'"
 BLEU = ("Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4")
@@ -117,7 +123,36 @@ def score_captions(df: pd.DataFrame, *, source: str = "caption scoring") -> Eval
     if len(df) == 1:
         notes.append(ONE_IMAGE_NOTE)
     counts = {"total": len(df), "scored": len(df), "inference_errors": len(failed)}
+    figure = _vlmevalkit_figure(df["prediction"].tolist(), indices, refs, candidates, metrics, per_key)
     return EvalResult(
         scorer="caption", metrics=metrics, primary=PRIMARY, per_sample=per_sample, table=pd.DataFrame([metrics]),
         table_suffix="score", counts=counts, notes=notes, scale=Scale(PERCENT), metric_scales=dict(SCALES),
+        vlmevalkit=figure,
     )  # fmt: skip
+
+
+def _vlmevalkit_figure(
+    predictions: list[Any], indices: list[Any], refs: dict[str, list[str]], candidates: dict[str, str],
+    metrics: dict[str, float], per_key: pd.DataFrame,
+) -> VlmevalkitFigure:
+    """VLMEvalKit's figure: the same scorers on the captions its xlsx round trip leaves (an empty or `None` reply is
+    the caption `nan`); its `Bleu` list is named Bleu_1..Bleu_4 as vlmkit names it. A failed call keeps vlmkit's
+    empty caption on both sides (never listed). Computed again only when some caption differs."""
+    theirs = dict(candidates)
+    for pos, cell in enumerate(vlmevalkit_cells_of(predictions)):
+        if cell is not None:
+            theirs[str(pos)] = str(cell)
+    changed = [key for key in candidates if theirs[key] != candidates[key]]
+    if not changed:
+        return VlmevalkitFigure(metrics=dict(metrics), primary=PRIMARY)
+    their_metrics, their_per_key = coco_scores(refs, theirs)
+    differing = [
+        ReadingDifference(indices[int(key)], candidates[key], theirs[key], float(per_key.loc[key, PRIMARY]),
+                          float(their_per_key.loc[key, PRIMARY]))
+        for key in changed
+    ]  # fmt: skip
+    nan_rows = [indices[int(key)] for key in changed if theirs[key] == NAN_TEXT]
+    notes = [nan_note(nan_rows, "scores the reply given")] if nan_rows else []
+    notes.append("per-row scores listed are CIDEr x100 (CIDEr weighs n-grams by the whole set, so every row's "
+                 "CIDEr can move a little when one caption changes)")  # fmt: skip
+    return VlmevalkitFigure(metrics=their_metrics, primary=PRIMARY, differing=differing, notes=notes)

@@ -11,12 +11,15 @@ once; anything else reads no box (the row scores 0, `unread`). A box of zero uni
 Where vlmkit differs: VLMEvalKit selects the method through `--judge` (centroid unless `--judge iou`); vlmkit takes it
 from the catalog option `method`. A failed call scores 0 (`inference_errors`). VLMEvalKit's rotational evaluation,
 which merges the result files of the four rotated copies of the benchmark, is not done (each copy is scored alone).
+VLMEvalKit's figure (`EvalResult.vlmevalkit`) applies the same rule to the texts its xlsx round trip leaves; the two
+agree unless a cell changes there (an all-number answer column, say).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -24,7 +27,10 @@ from vlmkit.core.cells import is_missing
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
+from vlmkit.scoring.common.vlmevalkit_cells import vlmevalkit_texts
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 METHODS = {"centroid": "Average Centroid Containment", "iou": "Average IoU"}
 _NUM = r"(\d?(?:\.\d+)?)"
@@ -99,4 +105,24 @@ def score_grounding(df: pd.DataFrame, method: str = "centroid") -> EvalResult:
         scorer="grounding", metrics=metrics, primary=name, per_sample=per_sample,
         table=pd.DataFrame({"Metric": [name, "Total Samples"], "Score": [metrics[name], len(scores)]}),
         table_suffix="acc", counts=counts, notes=notes, scale=Scale(FRACTION),
+        vlmevalkit=_vlmevalkit_figure(df, name, measure, scores),
     )  # fmt: skip
+
+
+def _vlmevalkit_figure(
+    df: pd.DataFrame, name: str, measure: Callable[[Box, Box], float], scores: list[float]
+) -> VlmevalkitFigure:
+    """The same rule on the texts VLMEvalKit's xlsx round trip leaves (`str()` of reply and answer; an empty reply
+    is `nan`, which holds no box either): rows whose score differs are listed; a failed call is 0 on both sides."""
+    theirs: list[float] = []
+    differing: list[ReadingDifference] = []
+    cells = vlmevalkit_cells_of(df["prediction"].tolist())
+    answers = vlmevalkit_texts(df["answer"].tolist())
+    preds = df["prediction"].tolist()
+    for index, pred, cell, answer, mine in zip(df["index"].tolist(), preds, cells, answers, scores, strict=True):
+        box, gold = (None, None) if cell is None else (read_box(str(cell)), read_box(answer))
+        score = measure(box, gold) if box is not None and gold is not None else 0.0
+        theirs.append(score)
+        if score != mine:
+            differing.append(ReadingDifference(index, str(pred), str(cell), mine, score))
+    return VlmevalkitFigure({name: sum(theirs) / len(theirs)}, name, differing)

@@ -13,6 +13,16 @@ inference or an invalid target is a miss and none of its rows goes to the judge;
 are judged (all at once, where VLMEvalKit asks row by row and stops at the first wrong one: the same figures, more
 calls); a group is a hit only if every row is right.
 
+Headline: `Overall` over all rows; when the rows hold several splits, VLMEvalKit reports one split's Overall
+(test, then validation, val, dev: vlmkit.scoring.common.breakdown.headline_split; MMMU_DEV_VAL's validation), so the
+headline is `Overall (<that split>)`, every split's `Overall (<split>)` is a metric, and `Overall` stays one.
+
+VLMEvalKit's figure (`EvalResult.vlmevalkit`, vlmkit.scoring.kinds.mcq_figure): the same table read by its rule on
+the replies as its xlsx round trip gives them back (an empty reply, `None`, `N/A`... are the text `nan` there), with
+its judge asked where its rule fails (the verdicts vlmkit already has are reused by prompt); per-sample columns
+`vlmevalkit` (its letter, `Z` its "no option") and `vlmevalkit_hit`; `vlmevalkit_nan_replies` counts the replies it
+reads as `nan`, each listed in a note.
+
 Counts: one per rule method (how many rows each step read), `unparsed` (rows no rule could read), `by_rule`,
 `by_judge`, `unread` (answers neither read: rule-unparsed rows not judged plus `judge_unread`), `judge_errors`,
 `inference_errors`, `invalid_target`, and `differs_from_vlmevalkit`: rows where vlmkit's rules and VLMEvalKit's rule
@@ -36,6 +46,7 @@ from vlmkit.scoring.common.breakdown import (
     group_means,
     require_columns,
     split_category_table,
+    split_headline,
 )
 from vlmkit.scoring.common.choice_judge import (
     MCQ_TEMPERATURES,
@@ -56,9 +67,11 @@ from vlmkit.scoring.common.choice_reading import (
     extract_choice,
     vlmevalkit_choice,
 )
+from vlmkit.scoring.kinds.mcq_figure import differences, figure_rows
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
+from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 __all__ = ["CIRCULAR_BASE", "INFERENCE_ERROR", "METHODS", "clean_options", "extract_choice", "score_mcq",
            "vlmevalkit_choice"]
@@ -124,8 +137,10 @@ def _judge_rows(
     targets: list[str | None],
     options: list[dict[str, str]],
     answers: list[str],
+    asked: dict[str, Judged],
 ) -> dict[int, Judged]:
-    """The judge's verdicts, by row position, for the rows the rules could not read (module docstring)."""
+    """The judge's verdicts, by row position, for the rows the rules could not read (module docstring); `asked`
+    gets each verdict by its prompt."""
     ask = [i for i, m in enumerate(methods) if m == "unparsed" and targets[i] is not None and answers[i].strip()]
     if circular and ask:
         groups = _integer_indices(indices) % CIRCULAR_BASE
@@ -147,6 +162,7 @@ def _judge_rows(
     }
     verdicts = ask_judge(judge, prompts, lambda key, reply: read_mcq_reply(reply, options[position[key]]),
                          MCQ_TEMPERATURES, no_answer=NO_OPTION)
+    asked.update({prompts[key]: verdict for key, verdict in verdicts.items()})
     return {position[key]: verdict for key, verdict in verdicts.items()}
 
 
@@ -215,12 +231,21 @@ def score_mcq(
 
     tally = Counter(methods)
     judged: dict[int, Judged] = {}
+    asked: dict[str, Judged] = {}  # the judge's verdicts by prompt: VLMEvalKit's figure asks no prompt twice
     if judge is not None:
         judged = _judge_rows(df, judge, judge_prompt, circular, indices, methods, hits, row_targets, row_options,
-                             answers)
+                             answers, asked)
         for i, verdict in judged.items():
             methods[i], extracted[i] = verdict.method, verdict.value
             hits[i] = verdict.value is not None and verdict.value == row_targets[i]
+
+    failed = [m == INFERENCE_ERROR for m in methods]
+    theirs = figure_rows(
+        indices, preds, targets, {k: df[k].tolist() for k in letters},
+        questions=df["question"].tolist() if "question" in df.columns else None, judge=judge,
+        judge_prompt=judge_prompt, asked=asked,
+        lost_groups=_integer_indices(indices) % CIRCULAR_BASE if circular and judge is not None else None,
+    )  # fmt: skip
 
     per_sample = pd.DataFrame(
         {"index": indices, "extracted": pd.Series(extracted, dtype=object), "method": methods, "hit": hits}
@@ -228,6 +253,8 @@ def score_mcq(
     if judge is not None:
         replies = [judged[i].reply if i in judged else None for i in range(n)]
         per_sample["judge"] = pd.Series(replies, dtype=object)
+    per_sample["vlmevalkit"] = pd.Series(theirs.readings, dtype=object)
+    per_sample["vlmevalkit_hit"] = theirs.hits
     counts: dict[str, int] = {"total": n}
     for method in (*METHODS, INFERENCE_ERROR):
         key = "inference_errors" if method == INFERENCE_ERROR else method
@@ -254,10 +281,13 @@ def score_mcq(
             "(vlmkit reads as a careful person would; see vlmkit.scoring.common.choice_reading)"
         )
     notes += judge_notes(methods, judge is not None, counts["unparsed"])
+    counts["vlmevalkit_nan_replies"] = len(theirs.nan_rows)
+    notes += theirs.notes(indices)[:1] if theirs.nan_rows else []  # the first of them is the `nan` rows' note
 
     keep = [c for c in ("split", "l2-category", "category") if c in df.columns]
     units = pd.DataFrame({c: df[c].to_numpy() for c in keep})
     units["hit"] = hits
+    units["vlmevalkit_hit"] = theirs.hits
     if circular:
         ints = _integer_indices(indices, df["index"])
         dup = pd.Series(ints).duplicated()
@@ -269,9 +299,12 @@ def score_mcq(
         _, group_of = np.unique(groups, return_inverse=True)
         group_hit = np.bincount(group_of, weights=~hits)[group_of] == 0  # no row of its group missed
         per_sample["group_hit"] = group_hit
+        their_group_hit = np.bincount(group_of, weights=~theirs.hits)[group_of] == 0
+        per_sample["vlmevalkit_group_hit"] = their_group_hit
         is_main = ints == groups
         units = units.loc[is_main].reset_index(drop=True)
         units["hit"] = group_hit[is_main]
+        units["vlmevalkit_hit"] = their_group_hit[is_main]
         counts["groups"] = len(units)
         orphan = sorted(set(groups.tolist()) - set(groups[is_main].tolist()))
         if orphan:
@@ -288,14 +321,26 @@ def score_mcq(
 
     table = split_category_table(units, "hit", groups=("l2-category", "category"), rename=MMBENCH_ABBREVIATIONS)
     metrics = group_means(units, "hit", groups=("l2-category", "category"), rename=MMBENCH_ABBREVIATIONS)
+    primary = split_headline(units, "hit", metrics)
+    if primary != "Overall":
+        notes.append(f"the headline is {primary}, the split VLMEvalKit reports for a table of several splits; "
+                     "`Overall` is over all rows")
+    their_metrics = group_means(units, "vlmevalkit_hit", groups=("l2-category", "category"),
+                                rename=MMBENCH_ABBREVIATIONS)
+    split_headline(units, "vlmevalkit_hit", their_metrics)
+    figure = VlmevalkitFigure(
+        metrics=their_metrics, primary=primary,
+        differing=differences(indices, extracted, hits, theirs, failed), notes=theirs.notes(indices),
+    )  # fmt: skip
     return EvalResult(
         scorer="mcq_circular" if circular else "mcq",
         metrics=metrics,
-        primary="Overall",
+        primary=primary,
         per_sample=per_sample,
         table=table,
         table_suffix="acc",
         counts=counts,
         notes=notes,
         scale=Scale(FRACTION),
+        vlmevalkit=figure,
     )

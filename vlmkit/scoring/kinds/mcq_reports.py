@@ -23,8 +23,8 @@ from vlmkit.scoring.result import EvalResult
 MMSCI_SETTINGS = ("Fig2Cap", "SubFig2Cap", "SubCap2Fig")
 
 
-def _hits(result: EvalResult) -> np.ndarray:
-    return result.per_sample["hit"].to_numpy(dtype=float)
+def _hits(result: EvalResult, column: str = "hit") -> np.ndarray:
+    return result.per_sample[column].to_numpy(dtype=float)
 
 
 def _index_order(indices: pd.Series) -> np.ndarray:
@@ -52,6 +52,11 @@ def paired_report(result: EvalResult, df: pd.DataFrame) -> EvalResult:
     both = hits[0::2] * hits[1::2]
     metrics = {"Overall": float(both.mean()), "Average": float(hits.mean())}
     result.metrics = metrics
+    if result.vlmevalkit is not None:
+        theirs = _hits(result, "vlmevalkit_hit")[order]
+        result.vlmevalkit.metrics = {"Overall": float((theirs[0::2] * theirs[1::2]).mean()),
+                                     "Average": float(theirs.mean())}
+        result.vlmevalkit.primary = "Overall"
     result.primary = "Overall"
     result.table = pd.DataFrame([{"Average": metrics["Average"], "Overall": metrics["Overall"]}])
     result.scorer = "mmvp"
@@ -61,25 +66,16 @@ def paired_report(result: EvalResult, df: pd.DataFrame) -> EvalResult:
     return result
 
 
-def setting_report(result: EvalResult, df: pd.DataFrame) -> EvalResult:
-    """MMSci's figures from score_mcq's result on df (module docstring)."""
-    require_columns(df, ("setting", "subject", "category"), "MMSci settings")
-    rows = pd.DataFrame({
-        "setting": df["setting"].to_numpy(), "subject": df["subject"].to_numpy(),
-        "category": df["category"].to_numpy(), "hit": _hits(result),
-    })  # fmt: skip
-    kept = rows[rows["setting"].isin(MMSCI_SETTINGS)]
-    if kept.empty:
-        raise ValueError(f"MMSci settings: no row has a `setting` of {', '.join(MMSCI_SETTINGS)}")
-    present = [s for s in MMSCI_SETTINGS if s in set(kept["setting"])]
+def _setting_figures(rows: pd.DataFrame, present: list[str]) -> dict[str, dict[str, float]]:
+    """{label: {setting: acc, ..., Avg: mean}} per subject, per category (`CATEGORY_<category>`) and `Overall`, over
+    the rows of MMSci's settings (columns setting, subject, category, hit)."""
 
     def per_setting(group: str | None) -> dict[str, dict[str, float]]:
-        """{label: {setting: acc, ..., Avg: mean}} per value of group (None: one `Overall` over all rows)."""
         if group is None:
-            accs = kept.groupby("setting")["hit"].mean()
+            accs = rows.groupby("setting")["hit"].mean()
             values = {s: float(accs[s]) for s in present}
             return {"Overall": {**values, "Avg": float(np.mean(list(values.values())))}}
-        table = kept.groupby([group, "setting"])["hit"].mean().unstack(fill_value=0.0)
+        table = rows.groupby([group, "setting"])["hit"].mean().unstack(fill_value=0.0)
         out = {}
         for label, accs in table.iterrows():
             values = {s: float(accs.get(s, 0.0)) for s in present}
@@ -87,16 +83,39 @@ def setting_report(result: EvalResult, df: pd.DataFrame) -> EvalResult:
             out[name] = {**values, "Avg": float(np.mean(list(values.values())))}
         return out
 
-    figures = {**per_setting("subject"), **per_setting("category"), **per_setting(None)}
+    return {**per_setting("subject"), **per_setting("category"), **per_setting(None)}
+
+
+def _setting_metrics(figures: dict[str, dict[str, float]], present: list[str]) -> dict[str, float]:
+    metrics = {"Overall": figures["Overall"]["Avg"]}
+    metrics.update({setting: figures["Overall"][setting] for setting in present})
+    metrics.update({name: values["Avg"] for name, values in figures.items() if name != "Overall"})
+    return metrics
+
+
+def setting_report(result: EvalResult, df: pd.DataFrame) -> EvalResult:
+    """MMSci's figures from score_mcq's result on df (module docstring)."""
+    require_columns(df, ("setting", "subject", "category"), "MMSci settings")
+    rows = pd.DataFrame({
+        "setting": df["setting"].to_numpy(), "subject": df["subject"].to_numpy(),
+        "category": df["category"].to_numpy(), "hit": _hits(result),
+    })  # fmt: skip
+    in_settings = rows["setting"].isin(MMSCI_SETTINGS)
+    kept = rows[in_settings]
+    if kept.empty:
+        raise ValueError(f"MMSci settings: no row has a `setting` of {', '.join(MMSCI_SETTINGS)}")
+    present = [s for s in MMSCI_SETTINGS if s in set(kept["setting"])]
+    figures = _setting_figures(kept, present)
     result.table = pd.DataFrame(
         [{"split": column, **{name: values[column] for name, values in figures.items()}} for column in
          [*present, "Avg"]]
     )
-    metrics = {"Overall": figures["Overall"]["Avg"]}
-    metrics.update({setting: figures["Overall"][setting] for setting in present})
-    metrics.update({name: values["Avg"] for name, values in figures.items() if name != "Overall"})
-    result.metrics = metrics
+    result.metrics = _setting_metrics(figures, present)
     result.primary = "Overall"
+    if result.vlmevalkit is not None:
+        theirs = rows.assign(hit=_hits(result, "vlmevalkit_hit"))[in_settings]
+        result.vlmevalkit.metrics = _setting_metrics(_setting_figures(theirs, present), present)
+        result.vlmevalkit.primary = "Overall"
     result.scorer = "mmsci"
     result.counts["setting_rows"] = len(kept)
     dropped = len(rows) - len(kept)

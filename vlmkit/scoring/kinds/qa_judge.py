@@ -35,6 +35,7 @@ Rows without a reference are not scored (text_qa's `no_target`), and never sent 
 Metrics: `judge_score` (primary) = sum of points / (10 x rows with a reference) x 100, so unread and failed
 judgements and missing predictions count 0; text_qa's metrics (exact_match, contains, ...) beside it, all x100.
 Counts: text_qa's, plus by_rule (0: nothing here is read by rule), by_judge, unread, judge_errors.
+The prompt is vlmkit's own (VLMEvalKit has none for custom QA), so there is no VLMEvalKit figure (`vlmevalkit` None).
 """
 
 from __future__ import annotations

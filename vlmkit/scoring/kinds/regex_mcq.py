@@ -2,13 +2,15 @@
 MME-RealWorld, VisualPuzzles, PuzzleVQA, VisuLogic, MedQ-DEG-Bench and MedQ-Bench MCQ.
 
 Reading rules (`RULES`; a row's `method` is the rule's step that read it, `unparsed` when none did):
-- `characters` (MME-RealWorld, utils/multiple_choice.extract_characters_regex): inside the first
-  `<answer>...</answer>` when there is one; VLMEvalKit's answer prefixes removed (`The best answer is`, `The correct
-  answer is`, `The answer is`, `The answer`, and the two strings its missing commas glue together,
-  `The best option isThe correct option is` and `Best answer:Best option:`); a reply of more than 10 words without a
-  capital A-E reads nothing; else the first capital A-E anywhere (`first_capital`); else a reply that is part of
-  `(a)`..`(e)` (`choice_text`). VLMEvalKit reads an empty reply as `A` (the empty text is part of `(a)`); vlmkit
-  reads nothing.
+- `characters` (MME-RealWorld, utils/multiple_choice.extract_characters_regex at
+  vlmkit.scoring.vlmevalkit_figure.VLMEVALKIT_COMMIT): inside the first `<answer>...</answer>` when there is one;
+  VLMEvalKit's answer prefixes removed, in its order (`The best answer is`, `The correct answer is`, `The answer is`,
+  `The answer`, `The best option is`, `The correct option is`, `Best answer:`, `Best option:`; until June 2026 two
+  missing commas glued the last four together, so `Best answer: C` read as the B of `Best`: no longer); a reply of
+  more than 10 words without a capital A-E reads nothing; else the first capital A-E anywhere (`first_capital`);
+  else a reply that is part of `(a)`..`(e)` (`choice_text`). Where vlmkit differs: VLMEvalKit reads an empty reply
+  as `A` (the empty text is part of `(a)`), vlmkit reads nothing; VLMEvalKit upper-cases the `<answer>` text before
+  removing the prefixes (`<answer>The answer is b</answer>` reads as the E of `THE`), vlmkit does not.
 - `answer_line` (VisualPuzzles, utils/visualpuzzles.extract_answer): full-width brackets made ASCII; the last
   non-empty line ends with `\\boxed{X}`, or is `Answer: X` / `Final answer: (X)` (bold and brackets allowed), or is
   only `X`/`(X).`, any case (`last_line`); else the last two lines end with `\\boxed{X}` (`boxed_tail`); X is A-D.
@@ -20,7 +22,13 @@ Reading rules (`RULES`; a row's `method` is the rule's step that read it, `unpar
 - `first_letter` (MedQ-DEG-Bench, MedQ-Bench, their `_extract_option_letter`) over the reply in upper case, letters
   from the `letters` option (A-E, A-D): the whole reply is a letter (`exact`); it starts `X.`/`X)`/`X ` (`leading`);
   `ANSWER IS X` / `OPTION X` (`phrase`); it starts `X -`/`X:` (`leading`); else the first letter standing alone
-  anywhere (`first_letter`, so `A cat` reads A: VLMEvalKit's rule).
+  anywhere (`first_letter`, so `A cat` reads A: VLMEvalKit's rule). VLMEvalKit's own `phrase` step never fires (a
+  lower-case pattern searched in the upper-cased reply), so its figure reads `I doubt A; the answer is C` as A where
+  vlmkit reads C (vlmevalkit_first_letter).
+
+VLMEvalKit's figure (`EvalResult.vlmevalkit`): its own reading of each reply as its xlsx round trip gives it back
+(an empty reply, `None`, `N/A`... are NaN there; MME-RealWorld then stops with a TypeError, counted a miss here), its
+hits and the same report; every row whose reading or score differs is listed.
 
 Targets (`answer_match`): `exact` (VisuLogic), `casefold` (VisualPuzzles, PuzzleVQA), `upper` (MedQ-DEG:
 stripped, upper case), `letter_index` (MedQ-Bench: `0`-`3` mean A-D).
@@ -42,9 +50,11 @@ import pandas as pd
 
 from vlmkit.core.cells import is_missing, listed
 from vlmkit.scoring.common.breakdown import require_columns
+from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
+from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, vlmevalkit_cells
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, PERCENT, Scale
-from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 INFERENCE_ERROR = "inference_error"
 ANSWER_MATCHES = ("exact", "casefold", "upper", "letter_index")
@@ -54,8 +64,8 @@ Reading = tuple[str | None, str]
 
 # -- characters (MME-RealWorld) ----------------------------------------------------------------------------------
 _PREFIXES = (
-    "The best answer is", "The correct answer is", "The answer is", "The answer",
-    "The best option isThe correct option is", "Best answer:Best option:",
+    "The best answer is", "The correct answer is", "The answer is", "The answer", "The best option is",
+    "The correct option is", "Best answer:", "Best option:",
 )  # fmt: skip
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 
@@ -67,6 +77,10 @@ def read_characters(text: str) -> Reading:
         s = s.replace(prefix, "")
     if not s.strip():
         return None, "unparsed"
+    return _characters(s)
+
+
+def _characters(s: str) -> Reading:
     capital = re.search("[ABCDE]", s)
     if capital:
         return capital.group(0), "first_capital"
@@ -76,6 +90,19 @@ def read_characters(text: str) -> Reading:
         if s.lower() in f"({letter.lower()})":
             return letter, "choice_text"
     return None, "unparsed"
+
+
+def vlmevalkit_characters(text: str) -> str | None:
+    """MME-RealWorld's reading in VLMEvalKit (`MMERealWorld.evaluate` at VLMEVALKIT_COMMIT) of a reply as its xlsx
+    round trip gives it back: the first `<answer>` text stripped and upper-cased, then extract_characters_regex
+    (an empty text is part of `(a)`: A). None where it reads nothing."""
+    tagged = _ANSWER_TAG.search(text)
+    s = (tagged.group(1).strip().upper() if tagged else text).strip()
+    for prefix in _PREFIXES:
+        s = s.replace(prefix, "")
+    if not s:
+        return "A"
+    return _characters(s)[0]
 
 
 # -- answer_line (VisualPuzzles) ---------------------------------------------------------------------------------
@@ -169,6 +196,22 @@ def read_first_letter(text: str, letters: str = "ABCDE") -> Reading:
     if found:
         return found[0], "first_letter"
     return None, "unparsed"
+
+
+def vlmevalkit_first_letter(text: str, letters: str = "ABCDE") -> str | None:
+    """MedQ's `_extract_option_letter` at VLMEVALKIT_COMMIT as it runs: its `answer is X` / `option X` step searches a
+    lower-case pattern in the upper-cased reply and never matches, so `I doubt A; the answer is C` reads A there
+    (vlmkit's read_first_letter reads C). None where it reads no letter."""
+    up = text.strip().upper()
+    cls = f"[{re.escape(letters)}]"
+    if up and up in letters and len(up) == 1:
+        return up
+    for pattern in (rf"^({cls})[.)\s]", rf"^({cls})\s*[-:]"):
+        m = re.search(pattern, up)
+        if m:
+            return m.group(1)
+    found = re.findall(rf"(?:^|[^A-Z])({cls})(?:[^A-Z]|$)", up)
+    return found[0] if found else None
 
 
 RULES = {
@@ -278,13 +321,32 @@ def score_regex_mcq(
     counts["unread"] = tally["unparsed"]
     counts["judge_errors"] = 0
     counts["invalid_target"] = len(missing_target)
-    if report == "mme_realworld":
-        metrics = _mme_realworld(df, hits)
-        if scale == "percent":
-            metrics = {k: 100.0 * v for k, v in metrics.items()}
-    else:
-        metrics = _grouped(df, hits, groups, 100.0 if scale == "percent" else 1.0)
+    metrics = _report(df, hits, report, groups, scale)
+    theirs, their_hits, figure_notes = _vlmevalkit_rows(df, rule, answer_match, letters)
+    nan_rows = [i for i, note in enumerate(figure_notes) if note]
+    figure = VlmevalkitFigure(
+        metrics=_report(df, their_hits, report, groups, scale), primary="Overall",
+        differing=[
+            ReadingDifference(index, ours, their, float(hit), float(their_hit))
+            for index, ours, their, hit, their_hit, method in zip(
+                df["index"].tolist(), extracted, theirs, hits, their_hits, methods)
+            if method != INFERENCE_ERROR and (ours != their or hit != their_hit)
+        ],
+    )  # fmt: skip
     notes = []
+    if nan_rows:
+        rows = listed([df["index"].iloc[i] for i in nan_rows])
+        counts["vlmevalkit_nan_replies"] = len(nan_rows)
+        notes.append(
+            f"VLMEvalKit reads {len(nan_rows)} reply(ies) as NaN (its xlsx round trip turns an empty reply, `None`, "
+            f"`N/A`, `NA`, `null`... into NaN); vlmkit reads the reply itself: index {rows}"
+        )
+        figure.notes.append(notes[-1])
+        if rule == "characters":
+            figure.notes.append(
+                "VLMEvalKit at this commit stops with a TypeError on such a reply (re.search on NaN); its figure here "
+                "counts them as misses"
+            )
     if missing_target:
         notes.append(f"{len(missing_target)} row(s) have no answer (scored as misses): index {listed(missing_target)}")
     if tally["unparsed"]:
@@ -295,5 +357,41 @@ def score_regex_mcq(
     )  # fmt: skip
     return EvalResult(
         scorer="regex_mcq", metrics=metrics, primary="Overall", per_sample=per_sample, table=pd.DataFrame([metrics]),
-        table_suffix="acc", counts=counts, notes=notes, scale=Scale(SCALES[scale]),
+        table_suffix="acc", counts=counts, notes=notes, scale=Scale(SCALES[scale]), vlmevalkit=figure,
     )  # fmt: skip
+
+
+def _report(df: pd.DataFrame, hits: list[bool], report: str, groups: Sequence[Sequence[str]], scale: str
+            ) -> dict[str, float]:
+    if report == "mme_realworld":
+        metrics = _mme_realworld(df, hits)
+        return {k: 100.0 * v for k, v in metrics.items()} if scale == "percent" else metrics
+    return _grouped(df, hits, groups, 100.0 if scale == "percent" else 1.0)
+
+
+def _vlmevalkit_rows(df: pd.DataFrame, rule: str, answer_match: str, letters: str
+                     ) -> tuple[list[str | None], list[bool], list[bool]]:
+    """VLMEvalKit's reading of every row, its hits, and whether the row's reply is NaN to it (its xlsx round trip,
+    vlmkit.scoring.common.vlmevalkit_cells). `characters` and `first_letter` are VLMEvalKit's own as they run
+    (vlmevalkit_characters, vlmevalkit_first_letter; MedQ's rule returns NaN for a NaN reply: a miss); the other two
+    rules are VLMEvalKit's already, read on the text `nan` for such a reply. A failed call is a miss."""
+    preds = df["prediction"].tolist()
+    failed = [is_missing(p) or VLMEVALKIT_FAIL_MARKER in str(p) for p in preds]
+    back = vlmevalkit_cells([VLMEVALKIT_FAIL_MARKER if f else p for p, f in zip(preds, failed)])
+    readings: list[str | None] = []
+    hits: list[bool] = []
+    nan: list[bool] = []
+    for pred, cell, fail, answer in zip(preds, back, failed, df["answer"].tolist()):
+        is_nan = not fail and is_nan_cell(cell) and str(pred) != "nan"
+        nan.append(is_nan)
+        if fail:
+            letter = None
+        elif rule == "characters":
+            letter = vlmevalkit_characters(cell) if isinstance(cell, str) else None  # NaN / a number: a TypeError
+        elif rule == "first_letter":
+            letter = None if is_nan_cell(cell) else vlmevalkit_first_letter(str(cell), letters)
+        else:
+            letter = RULES[rule](str(cell))[0]
+        readings.append(letter)
+        hits.append(_matches(letter, target_of(answer, answer_match), answer_match))
+    return readings, hits, nan

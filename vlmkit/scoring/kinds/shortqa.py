@@ -44,6 +44,10 @@ Where vlmkit differs from VLMEvalKit (deliberately):
 - a choice row the rules and the judge cannot read is a miss, never a random letter;
 - a multi-row `g_index` group whose rows are not all multiple choice is scored row by row, each row judged as its
   kind, instead of failing an assertion; rows of a group without a main row are not reported (a note lists them).
+
+VLMEvalKit's figure (`EvalResult.vlmevalkit`) is not computed here (None): VLMEvalKit scores ShortQA with its judge
+only, and its figure would need the judge's verdicts on VLMEvalKit's own prompts (the reply as its xlsx round trip
+leaves it: `nan` for an empty or failed one) and its MCQ reading of the choice rows; vlmkit does not ask those.
 """
 
 from __future__ import annotations

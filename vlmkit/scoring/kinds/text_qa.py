@@ -18,6 +18,8 @@ ROUGE-1/2/L (R, P, F) on request. All figures are x100 (VLMEvalKit's VQA scale);
 
 Rows whose `answer` is missing are not scored (counted as `no_target`); a missing prediction is an inference
 error and scores 0. `answer` may be one string or a list of acceptable strings (a JSON list in the data).
+
+VLMEvalKit has no scorer for custom free-text QA, so the result carries no VLMEvalKit figure (`vlmevalkit` None).
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ of `(l)` or holds it (`check_ans`); otherwise VLMEvalKit's `can_infer` reads a l
 against the candidates (`extract_answer_from_item` without a judge), and with a judge a reply that names nothing
 goes to the judge. Figures are percent, per task_type and overall (correct / total).
 
+VLMEvalKit's own figure (`EvalResult.vlmevalkit`), for the replies as its xlsx round trip gives them back (an empty
+reply, `None`, `N/A`... are NaN there): Video-MME with its prefix list as it is and its fallback, which finds no
+options in a Video-MME question (a miss), figures rounded to 3 decimals; MVBench with its first-word test as it is, a
+NaN reply counted as right (its score is left NaN, which the rating counts), figures with 2 decimals.
+
 Deliberate differences from VLMEvalKit (each also in EvalResult.notes):
 - Video-MME's prefix list lacks two commas, so "The best option is", "The correct option is", "Best answer:" and
   "Best option:" are never removed and the B of a leading "Best ..." reads as option B; vlmkit removes each prefix.
@@ -49,8 +54,11 @@ from vlmkit.scoring.common.choice_judge import (
     row_keys,
 )
 from vlmkit.scoring.common.choice_reading import vlmevalkit_read
+from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
+from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, nan_note, vlmevalkit_cells
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, PERCENT, Scale
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 __all__ = [
     "DURATIONS", "VIDEOMME_GROUPS", "candidate_list", "candidate_options", "mvbench_first_word", "mvbench_target",
@@ -64,6 +72,11 @@ VIDEOMME_GROUPS = ("domain", "sub_category", "task_type")
 VIDEOMME_PREFIXES = (
     "The best answer is", "The correct answer is", "The answer is", "The answer", "The best option is",
     "The correct option is", "Best answer:", "Best option:", "Answer:", "Option:",
+)  # fmt: skip
+# VLMEvalKit's list as it runs: two missing commas glue four of its prefixes into two strings that never occur
+VLMEVALKIT_VIDEOMME_PREFIXES = (
+    "The best answer is", "The correct answer is", "The answer is", "The answer",
+    "The best option isThe correct option is", "Best answer:Best option:", "Answer:", "Option:",
 )  # fmt: skip
 _ABCD = re.compile(r"[ABCD]")
 _WORD_CHAR = re.compile(r"[0-9a-z]")
@@ -81,6 +94,11 @@ NOTE_MVBENCH_EMPTY = (
     "MVBench first-word rule: VLMEvalKit counts a reply whose first word is empty or only punctuation (a blank "
     "reply, a leading space, a bare '(') as right, since '' and '(' are part of '(a)'; vlmkit requires a letter or "
     "digit in that word"
+)
+NOTE_VIDEOMME_ROUNDED = "VLMEvalKit prints Video-MME's figures rounded to 3 decimals; so does this figure"
+NOTE_VIDEOMME_THEIR_JUDGE = (
+    "VLMEvalKit's fallback for a reply its letter rule cannot read finds no options in a Video-MME question, so "
+    "neither can_infer nor its judge can name one: those rows are misses in its figure"
 )
 NOTE_FAILED = "a failed inference is a miss (MVBench's rating in VLMEvalKit counts its -1 score as right)"
 
@@ -140,7 +158,45 @@ def score_videomme(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalResul
         "index": [row["index"] for row in records], "extracted": letters, "hit": hits, "method": methods,
         "judge": replies,
     })  # fmt: skip
-    frame = pd.DataFrame({"duration": [str(r["duration"]) for r in records], "score": hits.astype(float),
+    metrics, table_rows, frame = _videomme_figures(records, hits)
+    theirs, their_hits, nan_rows, asked_rows = _videomme_vlmevalkit(records, [m == INFERENCE_ERROR for m in methods])
+    their_metrics = {k: round(v, 3) for k, v in _videomme_figures(records, their_hits)[0].items()}
+    figure = VlmevalkitFigure(
+        metrics=their_metrics, primary="Overall",
+        differing=[
+            ReadingDifference(row["index"], ours, their, float(hit), float(their_hit))
+            for row, ours, their, hit, their_hit, method in zip(records, letters, theirs, hits, their_hits, methods)
+            if method != INFERENCE_ERROR and (ours != their or bool(hit) != bool(their_hit))
+        ],
+        notes=[NOTE_VIDEOMME_ROUNDED, NOTE_VIDEOMME_THEIR_JUDGE],
+    )  # fmt: skip
+    per_sample["vlmevalkit"] = pd.Series(theirs, dtype=object)
+    per_sample["vlmevalkit_hit"] = their_hits
+    if nan_rows:
+        figure.notes.append(nan_note(nan_rows, "reads the reply itself"))
+    if asked_rows and judge is not None:
+        figure.notes.append(f"{len(asked_rows)} row(s) whose question holds option lines would go to VLMEvalKit's "
+                            "judge; counted here as its rule reads them (misses where it reads nothing)")
+    unknown = sorted(set(frame["duration"]) - set(DURATIONS))
+    notes = [NOTE_VIDEOMME_PREFIXES, NOTE_VIDEOMME_JUDGE, NOTE_FAILED]
+    if unknown:
+        notes.append(f"durations other than short/medium/long ({', '.join(unknown)}) count in overall only")
+    notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
+    counts = _counts(methods, n)
+    if nan_rows:
+        counts["vlmevalkit_nan_replies"] = len(nan_rows)
+        notes.append(nan_note(nan_rows, "reads the reply itself"))
+    return EvalResult(
+        scorer="videomme", metrics=metrics, primary="Overall", per_sample=per_sample,
+        table=pd.DataFrame(table_rows), table_suffix="acc", counts=counts, notes=notes,
+        scale=Scale(FRACTION), vlmevalkit=figure,
+    )  # fmt: skip
+
+
+def _videomme_figures(records: list[dict[str, Any]], hits: Sequence[bool]
+                      ) -> tuple[dict[str, float], list[dict[str, Any]], pd.DataFrame]:
+    """(metrics, table rows, the per-row frame) of get_dimension_rating from per-row hits."""
+    frame = pd.DataFrame({"duration": [str(r["duration"]) for r in records], "score": np.asarray(hits, dtype=float),
                           **{g: [str(r[g]) for r in records] for g in VIDEOMME_GROUPS}})
     metrics: dict[str, float] = {"Overall": _mean(frame["score"])}
     present = [d for d in DURATIONS if (frame["duration"] == d).any()]  # a duration without rows has no figure
@@ -157,16 +213,55 @@ def score_videomme(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalResul
             for value in sorted(frame[group].unique()):
                 row[f"{group}: {value}"] = _mean(part.loc[part[group] == value, "score"])
         table_rows.append(row)
-    unknown = sorted(set(frame["duration"]) - set(DURATIONS))
-    notes = [NOTE_VIDEOMME_PREFIXES, NOTE_VIDEOMME_JUDGE, NOTE_FAILED]
-    if unknown:
-        notes.append(f"durations other than short/medium/long ({', '.join(unknown)}) count in overall only")
-    notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
-    return EvalResult(
-        scorer="videomme", metrics=metrics, primary="Overall", per_sample=per_sample,
-        table=pd.DataFrame(table_rows), table_suffix="acc", counts=_counts(methods, n), notes=notes,
-        scale=Scale(FRACTION),
-    )  # fmt: skip
+    return metrics, table_rows, frame
+
+
+def vlmevalkit_videomme_letter(text: str) -> str | None:
+    """VLMEvalKit's Video-MME `extract_characters_regex` as it is (its prefix list with the two missing commas)."""
+    s = text.strip()
+    for prefix in VLMEVALKIT_VIDEOMME_PREFIXES:
+        s = s.replace(prefix, "")
+    match = _ABCD.search(s)
+    return match.group(0) if match else None
+
+
+def _videomme_vlmevalkit(records: list[dict[str, Any]], failed: list[bool]
+                         ) -> tuple[list[str | None], list[bool], list[Any], list[int]]:
+    """VLMEvalKit's reading of every row (its rule on the reply its xlsx round trip gives back; where that reads
+    nothing, `extract_option`: options from the question's lines, none in Video-MME's questions, so can_infer and its
+    judge can only say Z, a miss), its hits, the indices of `nan` replies, and the rows whose question holds option
+    lines (their judge asks are not reproduced)."""
+    back = vlmevalkit_cells([VLMEVALKIT_FAIL_MARKER if f else r["prediction"] for r, f in zip(records, failed)])
+    readings: list[str | None] = []
+    hits: list[bool] = []
+    nan_rows: list[Any] = []
+    asked: list[int] = []
+    for i, (row, cell) in enumerate(zip(records, back)):
+        letter = None
+        if not failed[i]:
+            if is_nan_cell(cell) and str(row["prediction"]) != "nan":
+                nan_rows.append(row["index"])
+            text = str(cell)
+            letter = vlmevalkit_videomme_letter(text)
+            if letter is None:
+                choices = _question_options(str(row["question"]))
+                if choices:
+                    asked.append(i)
+                    letter = vlmevalkit_read(text, choices)
+        readings.append(letter)
+        hits.append(letter is not None and letter == str(row["answer"]))
+    return readings, hits, nan_rows, asked
+
+
+def _question_options(question: str) -> dict[str, str]:
+    """The options VLMEvalKit's extract_option finds in the lines after the question's first (`A.` in line k)."""
+    out = {}
+    for pos, line in enumerate(question.split("\n")[1:]):
+        tag = chr(ord("A") + pos) + "."
+        found = line.find(tag)
+        if found >= 0:
+            out[chr(ord("A") + pos)] = line[found + len(tag):].strip(". \n")
+    return out
 
 
 # --- MVBench ---------------------------------------------------------------------------------------------------
@@ -236,18 +331,73 @@ def score_mvbench(df: pd.DataFrame, *, judge: Judge | None = None, name: str = "
     })  # fmt: skip
     tasks = list(dict.fromkeys(str(row["task_type"]) for row in records))
     task_of = np.array([str(row["task_type"]) for row in records], dtype=object)
-    metrics = {"Overall": 100.0 * float(hits.mean())}
-    for task in tasks:
-        metrics[task] = 100.0 * float(hits[task_of == task].mean())
+    metrics = _mvbench_metrics(hits, tasks, task_of)
     table = pd.DataFrame([{"split": "none", **metrics}])
+    figure = _mvbench_vlmevalkit(records, methods, letters, hits, targets, tasks, task_of)
+    per_sample["vlmevalkit"] = pd.Series(figure.pop("readings"), dtype=object)
+    per_sample["vlmevalkit_hit"] = figure.pop("hits")
     counts = _counts(methods, n)
     counts.update({f"correct: {t}": int(hits[task_of == t].sum()) for t in tasks})
     notes = [NOTE_MVBENCH_EMPTY, NOTE_FAILED]
     notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
+    nan_rows = figure.pop("nan_rows")
+    if nan_rows:
+        counts["vlmevalkit_nan_replies"] = len(nan_rows)
+        notes.append(nan_note(nan_rows, "reads the reply itself"))
     return EvalResult(
         scorer="mvbench", metrics=metrics, primary="Overall", per_sample=per_sample, table=table,
-        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT),
+        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT), vlmevalkit=figure.pop("figure"),
     )  # fmt: skip
+
+
+def _mvbench_metrics(hits: np.ndarray, tasks: list[str], task_of: np.ndarray) -> dict[str, float]:
+    metrics = {"Overall": 100.0 * float(hits.mean())}
+    for task in tasks:
+        metrics[task] = 100.0 * float(hits[task_of == task].mean())
+    return metrics
+
+
+def _mvbench_vlmevalkit(records: list[dict[str, Any]], methods: list[str], letters: list[str | None],
+                        hits: np.ndarray, targets: list[str], tasks: list[str], task_of: np.ndarray
+                        ) -> dict[str, Any]:
+    """VLMEvalKit's MVBench figure (MVBench.evaluate, utils/mvbench.check_ans_with_model and get_dimension_rating
+    at VLMEVALKIT_COMMIT) for the replies as its xlsx round trip gives them back: a reply read as NaN is skipped
+    there, its score left NaN, which the rating counts as right (`if item['score']`); otherwise its first-word test
+    as it is (a blank first word is part of `(a)`: right), else the letter read as vlmkit reads it (can_infer, then
+    the judge: the same asks). Figures printed with 2 decimals. A failed call is a miss here (VLMEvalKit's -1 score
+    also counts as right). Returns figure, readings, hits and the indices of `nan` replies."""
+    failed = [m == INFERENCE_ERROR for m in methods]
+    back = vlmevalkit_cells([VLMEVALKIT_FAIL_MARKER if f else r["prediction"] for r, f in zip(records, failed)])
+    readings: list[str | None] = []
+    their_hits = np.zeros(len(records), dtype=bool)
+    nan_rows: list[Any] = []
+    for i, (row, cell) in enumerate(zip(records, back)):
+        letter = None
+        if failed[i]:
+            pass
+        elif is_nan_cell(cell):
+            if str(row["prediction"]) != "nan":
+                nan_rows.append(row["index"])
+            their_hits[i] = True
+        else:
+            first = str(cell).lower().strip().split(" ")[0]
+            gt_option = f"({targets[i].lower()})"
+            if first.replace(".", "") in gt_option or gt_option in first:
+                letter, their_hits[i] = targets[i], True
+            else:
+                letter, their_hits[i] = letters[i], bool(hits[i])
+        readings.append(letter)
+    differing = [
+        ReadingDifference(row["index"], ours, theirs, float(hit), float(their_hit))
+        for row, ours, theirs, hit, their_hit, fail in zip(records, letters, readings, hits, their_hits, failed)
+        if not fail and (ours != theirs or bool(hit) != bool(their_hit))
+    ]
+    notes = ["VLMEvalKit prints MVBench's figures with 2 decimals; so does this figure"]
+    if nan_rows:
+        notes.append(nan_note(nan_rows, "reads the reply itself") + "; VLMEvalKit counts them as right")
+    metrics = {k: round(v, 2) for k, v in _mvbench_metrics(their_hits, tasks, task_of).items()}
+    return {"figure": VlmevalkitFigure(metrics=metrics, primary="Overall", differing=differing, notes=notes),
+            "readings": readings, "hits": their_hits, "nan_rows": nan_rows}
 
 
 # --- shared ----------------------------------------------------------------------------------------------------

@@ -3,11 +3,18 @@
 Per-row functions return 0..1; `score_vqa` reports x100 (VLMEvalKit's scale), except OCRBench, which reports
 sums of hits (Final Score out of 1000 for the full benchmark). `answer` cells hold one string or a list given as
 a JSON / Python list literal; they are parsed with json / ast.literal_eval, never evaluated as code.
+
+Every result carries VLMEvalKit's figure for the same replies (`EvalResult.vlmevalkit`; its rules in
+vlmkit.scoring.kinds.vqa_vlmevalkit): the same metrics, from its own per-row rules on the text its xlsx round trip
+leaves (an empty or `None` reply is `nan` there), with every row whose score differs (and the text each scored). vlmkit's headline
+keeps vlmkit's reading; ANLS is the official script's in both. With a `split` column (ChartQA: human, augmented)
+the summary table is VLMEvalKit's `_acc.csv` row: one column per split and `Overall`.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -15,9 +22,13 @@ import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
 from vlmkit.core.cells import is_missing, listed
-from vlmkit.scoring.common.breakdown import group_means, require_columns, split_category_table
+from vlmkit.scoring.common.breakdown import group_means, require_columns, split_category_table, split_series
+from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
+from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, is_nan_cell, nan_note, vlmevalkit_texts
+from vlmkit.scoring.kinds import vqa_vlmevalkit
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, POINTS, Scale
+from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 from vlmkit.scoring.common.text_norm import (
     VLMEVALKIT_FAIL_MARKER,
     parse_answer_list,
@@ -39,6 +50,11 @@ OCRBENCH_GROUPS: dict[str, tuple[str, ...]] = {
     "Handwritten Mathematical Expression Recognition": ("Handwritten Mathematical Expression Recognition",),
 }  # fmt: skip
 OCRBENCH_SPACE_INSENSITIVE = "Handwritten Mathematical Expression Recognition"
+ANLS_NOTE = (
+    "ANLS divides the edit distance of the normalised texts by the longer raw (unstripped) length, as the official "
+    "DocVQA/InfographicVQA evaluation script (rrc.cvc.uab.es/?ch=17) and VLMEvalKit do, so figures compare with "
+    "published ones"
+)
 
 
 def normalize_vqa_answer(text: str) -> str:
@@ -71,13 +87,18 @@ def _anls_norm(text: str) -> str:
 
 
 def anls(prediction: str, answers: Sequence[str], threshold: float = 0.5) -> float:
-    """Average Normalized Levenshtein Similarity for one row: per ground truth, 1 - distance / longer length
-    (lower-cased, whitespace collapsed); the best one, kept when >= threshold, else 0."""
+    """Average Normalized Levenshtein Similarity for one row, as the official DocVQA / InfographicVQA script computes
+    it (the RRC's evaluation script, rrc.cvc.uab.es/?ch=17 and docvqa.org; VLMEvalKit's anls_compute is the same):
+    the edit distance between the lower-cased, whitespace-collapsed texts, divided by the longer of the *raw*
+    lengths (unstripped, as `len(text.upper())`); 1 - that, best over the ground truths, kept when >= threshold,
+    else 0. So `' New Yrok   '` against `New York` is 1 - 2/12 = 0.8333, not 1 - 2/8 = 0.75: the published DocVQA
+    and InfoVQA figures (the challenge's leaderboard and VLMEvalKit's) use these lengths, so vlmkit does too."""
     pred = _anls_norm(prediction)
+    raw_pred = len(str(prediction).upper())
     best = 0.0
     for answer in answers:
         gt = _anls_norm(answer)
-        length = max(len(gt), len(pred))
+        length = max(len(str(answer).upper()), raw_pred)
         sim = 1.0 if length == 0 else 1.0 - Levenshtein.distance(gt, pred) / length
         best = max(best, sim)
     return best if best >= threshold else 0.0
@@ -209,31 +230,23 @@ def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
             f"{single_gt} row(s) have a single ground truth and were scored by normalised exact match "
             "(VLMEvalKit's leave-one-out formula gives such rows 0)"
         )
+    if metric == "anls":
+        notes.append(ANLS_NOTE)
+    figure_scores, figure = _vlmevalkit_figure(df, metric, categories, scores)
 
     if metric == "ocrbench":
         per_sample["hit"] = scores.astype(bool)
         counts["hits"] = int(scores.sum())
-        by_cat = pd.Series(scores).groupby(pd.Series(categories).map(str)).sum()
-        metrics: dict[str, float] = {}
-        for group, cats in OCRBENCH_GROUPS.items():
-            metrics[group] = float(sum(by_cat.get(c, 0.0) for c in cats))
-        metrics["Final Score"] = float(sum(metrics.values()))
-        metrics["Final Score Norm"] = metrics["Final Score"] / 10
-        table = pd.DataFrame([metrics])
-        for cat in OCRBENCH_GROUPS["Text Recognition"]:
-            metrics[cat] = float(by_cat.get(cat, 0.0))
+        metrics, table = _ocrbench_metrics(scores, categories)
+        figure.metrics, _ = _ocrbench_metrics(figure_scores, categories)
         return EvalResult(
             scorer="ocrbench", metrics=metrics, primary="Final Score", per_sample=per_sample, table=table,
             table_suffix="score", counts=counts, notes=notes, scale=Scale(POINTS),
-            metric_scales=_ocrbench_scales(categories),
+            metric_scales=_ocrbench_scales(categories), vlmevalkit=figure,
         )  # fmt: skip
 
-    data = pd.DataFrame({"score": scores})
-    for col in ("split", "category"):
-        if col in df.columns:
-            data[col] = df[col].to_numpy()
-    metrics = group_means(data, "score", groups=("category",), scale=100.0)
-    table = split_category_table(data, "score", groups=("category",), scale=100.0)
+    metrics, table = _vqa_metrics(df, scores)
+    figure.metrics, _ = _vqa_metrics(df, figure_scores)
     return EvalResult(
         scorer=f"vqa_{metric}" if metric != "vqa_score" else "vqa_score",
         metrics=metrics,
@@ -244,4 +257,93 @@ def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
         counts=counts,
         notes=notes,
         scale=Scale(PERCENT),
+        vlmevalkit=figure,
     )
+
+
+def _ocrbench_metrics(scores: np.ndarray, categories: list[object]) -> tuple[dict[str, float], pd.DataFrame]:
+    """OCRBench's five group sums, Final Score and Final Score Norm (the table), plus the Text Recognition parts."""
+    by_cat = pd.Series(scores).groupby(pd.Series(categories).map(str)).sum()
+    metrics: dict[str, float] = {}
+    for group, cats in OCRBENCH_GROUPS.items():
+        metrics[group] = float(sum(by_cat.get(c, 0.0) for c in cats))
+    metrics["Final Score"] = float(sum(metrics.values()))
+    metrics["Final Score Norm"] = metrics["Final Score"] / 10
+    table = pd.DataFrame([metrics])
+    for cat in OCRBENCH_GROUPS["Text Recognition"]:
+        metrics[cat] = float(by_cat.get(cat, 0.0))
+    return metrics, table
+
+
+def _vqa_metrics(df: pd.DataFrame, scores: np.ndarray) -> tuple[dict[str, float], pd.DataFrame]:
+    """Mean x100 over all rows (`Overall`) and per category; with a `split` column also per split, and the table is
+    VLMEvalKit's `_acc.csv` layout: one row, a column per split (sorted), then `Overall` (ChartQA: augmented, human,
+    Overall). Without one, the table has vlmkit's split/category layout (one row, split `none`)."""
+    data = pd.DataFrame({"score": scores})
+    for col in ("split", "category"):
+        if col in df.columns:
+            data[col] = df[col].to_numpy()
+    metrics = group_means(data, "score", groups=("category",), scale=100.0)
+    if "split" not in data.columns:
+        return metrics, split_category_table(data, "score", groups=("category",), scale=100.0)
+    splits = split_series(data)
+    by_split = (data["score"].astype(float) * 100).groupby(splits).mean()
+    row = {str(name): float(by_split[name]) for name in sorted(by_split.index, key=str)}
+    for name, value in row.items():
+        metrics.setdefault(name, value)
+    row["Overall"] = metrics["Overall"]
+    return metrics, pd.DataFrame([row])
+
+
+def _vlmevalkit_figure(
+    df: pd.DataFrame, metric: str, categories: list[object], scores: np.ndarray
+) -> tuple[np.ndarray, VlmevalkitFigure]:
+    """VLMEvalKit's per-row scores of the same replies (vlmkit.scoring.kinds.vqa_vlmevalkit) and its figure, metrics
+    left for the caller to aggregate as vlmkit's are; every row whose score differs is listed, with the text each
+    scored (a reply the round trip changes without changing its score is counted in a note, not listed). A failed call
+    is a miss on both sides and never listed (VLMEvalKit's file holds its failure message there)."""
+    preds = df["prediction"].tolist()
+    seen = vlmevalkit_cells_of(preds)
+    answers = vlmevalkit_texts(df["answer"].tolist())
+    figure_scores = np.zeros(len(df), dtype=float)
+    differing: list[ReadingDifference] = []
+    nan_rows, inf_rows, period_rows = [], [], []
+    for i, (index, pred, cell, answer) in enumerate(zip(df["index"].tolist(), preds, seen, answers, strict=True)):
+        if cell is None:  # a failed call: a miss on both sides, never listed (vlmevalkit_replies)
+            continue
+        text = str(cell)
+        if metric == "ocrbench":
+            hit = vqa_vlmevalkit.ocrbench(text, vqa_vlmevalkit.vlmevalkit_answers(answer),
+                                          space_insensitive=categories[i] == OCRBENCH_SPACE_INSENSITIVE)  # fmt: skip
+            figure_scores[i] = float(hit)
+        else:
+            figure_scores[i] = vqa_vlmevalkit.row_score(metric, text, answer)
+        mine = None if is_missing(pred) else str(pred)
+        if is_nan_cell(cell) and (mine or "").strip().lower() != NAN_TEXT:
+            nan_rows.append(index)
+        if not math.isclose(scores[i], figure_scores[i], abs_tol=1e-12):
+            differing.append(ReadingDifference(index, mine, text, float(scores[i]), float(figure_scores[i])))
+            if is_nan_cell(cell):
+                continue
+            if metric == "relaxed" and "inf" in text.lower():
+                inf_rows.append(index)
+            elif metric == "vqa_score" and re.search(r"\d\.", text + answer):
+                period_rows.append(index)
+    notes = []
+    if nan_rows:
+        notes.append(nan_note(nan_rows, "scores them as the reply given"))
+    if inf_rows:
+        notes.append(
+            f"{len(inf_rows)} row(s) with an infinite number: VLMEvalKit's relaxed accuracy divides inf by inf "
+            f"(NaN, a miss); vlmkit compares such answers as text: index {listed(inf_rows)}"
+        )
+    if period_rows:
+        notes.append(
+            f"{len(period_rows)} row(s) with a period after a digit: VLMEvalKit's copy of the VQA punctuation rule "
+            f"keeps it (`5.`), the official rule vlmkit follows drops it: index {listed(period_rows)}"
+        )
+    if metric == "exact":
+        notes.append("VLMEvalKit takes the best of several answers for OCRVQA and their mean for GQA; both have one "
+                     "answer a row, where the two agree (the figure takes the best)")  # fmt: skip
+    primary = "Final Score" if metric == "ocrbench" else "Overall"
+    return figure_scores, VlmevalkitFigure(metrics={}, primary=primary, differing=differing, notes=notes)

@@ -4,7 +4,9 @@ reports (plain accuracy, MME, POPE, HallusionBench; AMBER and VSR in vlmkit.scor
 Reading (`extract_yes_no`) is a careful reader's (see its docstring; stress set in
 tests/vlmkit/scoring/test_answer_stress.py);
 `vlmevalkit_yes_no` is VLMEvalKit's rule, kept to count the rows where the two differ
-(`counts["differs_from_vlmevalkit"]`) and to read the judge's replies. With a judge, a row read as `Unknown` (a
+(`counts["differs_from_vlmevalkit"]`), to read the judge's replies and to compute VLMEvalKit's figure for the same
+replies (`EvalResult.vlmevalkit`, vlmkit.scoring.kinds.yorn_vlmevalkit; with a judge, the replies its rule leaves
+Unknown are asked too). With a judge, a row read as `Unknown` (a
 non-empty answer with a Yes/No target) is sent to it with VLMEvalKit's prompt (vlmkit.scoring.common.choice_judge), up to 5
 times at temperatures 0, 0.5, 1.0, 1.5, 2.0; method `judge`, `judge_unread` (still Unknown) or `judge_error` (a
 failed call: a miss this run, asked again on the next). Counts: `unparsed` (rows no rule read), `by_rule`, `by_judge`,
@@ -40,8 +42,9 @@ from vlmkit.scoring.common.choice_judge import YORN_TEMPERATURES, Judged, ask_ju
 from vlmkit.scoring.common.choice_reading import normalise, tagged_answer
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import MME_CATEGORY_POINTS, PERCENT, POINTS, Scale
-from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, process_punctuation
+from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, vlmevalkit_punctuation
 from vlmkit.scoring.kinds.yorn_ratings import VSR_SCALES, amber_rating, vsr_rating, yes_positive
+from vlmkit.scoring.kinds.yorn_vlmevalkit import yorn_figure
 
 METRICS = ("acc", "mme", "pope", "hallusion", "amber", "vsr")
 UNKNOWN = "Unknown"
@@ -55,10 +58,10 @@ MME_REASONING = ("code_reasoning", "commonsense_reasoning", "numerical_calculati
 
 def vlmevalkit_yes_no(prediction: Any) -> str:
     """VLMEvalKit's rule: `Yes` if the word yes occurs and no does not, `No` for the reverse, else `Unknown`
-    (lower-case, VQA punctuation handling, whitespace split). Also how a judge's reply is read."""
+    (lower-case, VLMEvalKit's copy of the VQA punctuation rule, whitespace split). Also how a judge's reply is read."""
     if is_missing(prediction):
         return UNKNOWN
-    words = process_punctuation(str(prediction).lower()).split()
+    words = vlmevalkit_punctuation(str(prediction).lower()).split()
     has_yes, has_no = "yes" in words, "no" in words
     if has_yes and not has_no:
         return "Yes"
@@ -137,9 +140,10 @@ def _target(value: Any) -> str | None:
 
 def _base(
     df: pd.DataFrame, what: str, judge: Judge | None, vlmevalkit_ignores_case: bool = False
-) -> tuple[pd.DataFrame, dict[str, int], list[str]]:
+) -> tuple[pd.DataFrame, dict[str, int], list[str], dict[int, tuple[str, Judged]]]:
     """Per row: index, extracted, method, hit (and `judge`, the judge's last reply, when a judge is given); plus
-    counts and notes common to every Y/N report. `vlmevalkit_ignores_case`: VLMEvalKit compares the answer
+    counts and notes common to every Y/N report, and the judge's verdicts by row position with the prompt each was
+    asked with. `vlmevalkit_ignores_case`: VLMEvalKit compares the answer
     case-insensitively too (AMBER), so no note on answers spelled other than `Yes`/`No`."""
     require_columns(df, ("index", "prediction", "answer"), what)
     if len(df) == 0:
@@ -170,7 +174,8 @@ def _base(
         methods.append("unparsed" if got == UNKNOWN else "parsed")
         hits.append(target is not None and got == target)
     unparsed = methods.count("unparsed")
-    judged = _judge_rows(df, judge, methods, targets, answers) if judge is not None else {}
+    asked = _judge_rows(df, judge, methods, targets, answers) if judge is not None else {}
+    judged = {i: verdict for i, (_prompt, verdict) in asked.items()}
     for i, verdict in judged.items():
         methods[i] = verdict.method
         extracted[i] = verdict.value or UNKNOWN
@@ -210,13 +215,14 @@ def _base(
             "case-insensitively; VLMEvalKit compares exactly here (only AMBER ignores case) and scores them as misses"
         )
     notes += judge_notes(methods, judge is not None, unparsed)
-    return per_sample, counts, notes
+    return per_sample, counts, notes, asked
 
 
 def _judge_rows(
     df: pd.DataFrame, judge: Judge, methods: list[str], targets: list[str | None], answers: list[str]
-) -> dict[int, Judged]:
-    """The judge's verdicts, by row position, for answers the rules read as Unknown (valid target, non-empty)."""
+) -> dict[int, tuple[str, Judged]]:
+    """The judge's (prompt, verdict), by row position, for answers the rules read as Unknown (valid target,
+    non-empty)."""
     ask = [i for i, m in enumerate(methods) if m == "unparsed" and targets[i] is not None and answers[i].strip()]
     if not ask:
         return {}
@@ -227,7 +233,7 @@ def _judge_rows(
     position = dict(zip(keys, ask, strict=True))
     prompts = {key: yorn_judge_prompt(cell_text(questions[i]) or "", answers[i]) for key, i in position.items()}
     verdicts = ask_judge(judge, prompts, _read_reply, YORN_TEMPERATURES)
-    return {position[key]: verdict for key, verdict in verdicts.items()}
+    return {position[key]: (prompts[key], verdict) for key, verdict in verdicts.items()}
 
 
 def _read_reply(_key: str, reply: str) -> str | None:
@@ -401,19 +407,14 @@ def score_yorn(df: pd.DataFrame, metric: str = "acc", judge: Judge | None = None
         raise ValueError(f"Y/N scoring: unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
     if metric == "amber":
         require_columns(df, ("category",), "AMBER scoring")
-    per_sample, counts, notes = _base(df, f"Y/N scoring ({metric})", judge, metric == "amber")
-    if metric == "acc":
-        metrics, table, primary = _acc(df, per_sample)
-    elif metric == "mme":
-        metrics, table, primary = _mme(df, per_sample, notes)
-    elif metric == "pope":
-        metrics, table, primary = _pope(df, per_sample, notes)
-    elif metric == "amber":
-        metrics, table, primary = amber_rating(_with_columns(df, per_sample, ("category",)), notes)
-    elif metric == "vsr":
-        metrics, table, primary = vsr_rating(per_sample, notes)
-    else:
-        metrics, table, primary = _hallusion(df, per_sample)
+    per_sample, counts, notes, asked = _base(df, f"Y/N scoring ({metric})", judge, metric == "amber")
+
+    def rate(rows: pd.DataFrame, out_notes: list[str]) -> tuple[dict[str, float], pd.DataFrame, str]:
+        return _rate(df, metric, rows, out_notes)
+
+    metrics, table, primary = rate(per_sample, notes)
+    figure = yorn_figure(df, per_sample, read=vlmevalkit_yes_no, rate=rate, judge=judge, asked=asked,
+                         ignore_case=metric == "amber", unknown=UNKNOWN)  # fmt: skip
     return EvalResult(
         scorer=f"yorn_{metric}",
         metrics=metrics,
@@ -425,4 +426,22 @@ def score_yorn(df: pd.DataFrame, metric: str = "acc", judge: Judge | None = None
         notes=notes,
         scale=Scale(POINTS) if metric == "mme" else Scale(PERCENT),
         metric_scales=_mme_scales(metrics) if metric == "mme" else dict(VSR_SCALES) if metric == "vsr" else {},
+        vlmevalkit=figure,
     )
+
+
+def _rate(
+    df: pd.DataFrame, metric: str, rows: pd.DataFrame, notes: list[str]
+) -> tuple[dict[str, float], pd.DataFrame, str]:
+    """The report of `metric` over per-row readings (`index`, `extracted`, `hit`, `target`)."""
+    if metric == "acc":
+        return _acc(df, rows)
+    if metric == "mme":
+        return _mme(df, rows, notes)
+    if metric == "pope":
+        return _pope(df, rows, notes)
+    if metric == "amber":
+        return amber_rating(_with_columns(df, rows, ("category",)), notes)
+    if metric == "vsr":
+        return vsr_rating(rows, notes)
+    return _hallusion(df, rows)
