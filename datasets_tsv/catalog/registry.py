@@ -88,6 +88,7 @@ def build_dataset(
     inference_only: bool = False,
     judge: bool = False,
     data_root: Path | None = None,
+    coords: str | None = None,
 ) -> TSVDataset:
     """A catalog name, a name with a TSV at root/<name>.tsv, or a path to a .tsv file -> its dataset.
 
@@ -99,6 +100,8 @@ def build_dataset(
     judge: the run has an LLM judge: a judge-scored catalog benchmark is built.
     data_root: a local snapshot folder, given to catalog classes built from one (`takes_data_root = True`:
     MVBench, Video-MME); other datasets ignore it.
+    coords: the model's coordinate convention for the classes that read coordinates (`takes_coords = True`: GUI
+    grounding; `abs`, `norm1000`, `norm1`, `auto`); other datasets ignore it. None: the class's default.
     """
     rows = catalog_rows()
     root_path = Path(root).expanduser() if root is not None else lmu_data_root()
@@ -109,7 +112,7 @@ def build_dataset(
         for rules in (given, sidecar):
             _check_agrees(row, rules)
         dataset = build_row(row, root=root_path, progress=progress, keep_local_tsv=keep_local_tsv,
-                            inference_only=inference_only, judge=judge, data_root=data_root)
+                            inference_only=inference_only, judge=judge, data_root=data_root, coords=coords)
         return _explain(dataset, f"catalog entry {row.name} (VLMEvalKit's rules for it)")
     tsv = local_tsv(name_or_path, root_path)
     if tsv is None:
@@ -141,12 +144,20 @@ def build_dataset(
             f"{tsv.stem}.scoring.json beside it) to choose"
         )
     cls = import_target(target, what=f"dataset {name_or_path!r}")
+    options = with_coords(cls, dict(options), coords)
     return _explain(cls(tsv.stem, root=root_path, tsv_path=tsv, progress=progress, **options), why + overrides)
+
+
+def with_coords(cls: type, options: dict[str, Any], coords: str | None) -> dict[str, Any]:
+    """The options with `coords` added for a class that reads coordinates (`takes_coords`); unchanged otherwise."""
+    if coords is not None and getattr(cls, "takes_coords", False):
+        options["coords"] = coords
+    return options
 
 
 def build_row(
     row: CatalogRow, *, root: Path, progress: bool = True, keep_local_tsv: bool = False, inference_only: bool = False,
-    judge: bool = False, data_root: Path | None = None,
+    judge: bool = False, data_root: Path | None = None, coords: str | None = None,
 ) -> TSVDataset:
     """A catalog row's dataset (refused in one line when vlmkit cannot build it); its notes join the dataset's, and
     it carries the row's VLMEvalKit TYPE and prompt owner (`vlmevalkit_type`, `vlmevalkit_prompt`), which
@@ -158,7 +169,7 @@ def build_row(
     options = {**row.build_kwargs(), "root": root, "progress": progress, "keep_local_tsv": keep_local_tsv}
     if getattr(cls, "takes_data_root", False):
         options["data_root"] = data_root
-    dataset = cls(row.name, **options)
+    dataset = cls(row.name, **with_coords(cls, options, coords))
     if row.notes:
         dataset.notes = (*dataset.notes, *row.notes)
     if row.vlmevalkit_type:

@@ -49,7 +49,8 @@ DEFAULT_TILES = 6
 DATASET_PROMPT = frozenset({
     "atomic_dataset", "electro_dataset", "mechanics_dataset", "optics_dataset", "quantum_dataset",
     "statistics_dataset", "MMDU", "MME-RealWorld", "MME-RealWorld-CN", "MME-RealWorld-Lite", "WeMath_COT",
-    "LEGO", "LEGO_circular",
+    "LEGO", "LEGO_circular", "ChartMuseum_dev", "ChartMuseum_test", "ChartQAPro", "ChartQAPro_CoT", "ChartQAPro_PoT",
+    "MMAlignBench",
 })  # fmt: skip
 NO_CUSTOM_KINDS = frozenset({"video", "multi-turn"})
 NAMED_DATASET_PROMPT = frozenset({"SSI_Bench"})  # `dataset in ["SSI_Bench"]`: an exact name, catalog or not
@@ -59,7 +60,7 @@ YORN_SHORT = frozenset({"MME"})  # listinstr(['MME'])
 YORN_YES_NO = frozenset({"HallusionBench", "AMBER"})  # listinstr(['HallusionBench', 'AMBER'])
 
 # -- VQA ---------------------------------------------------------------------------------------------------------
-VQA_DETAIL = frozenset({"LLaVABench", "LLaVABench_KO"})  # listinstr(['LLaVABench', 'WildVision'])
+VQA_DETAIL = frozenset({"LLaVABench", "LLaVABench_KO", "WildVision"})  # listinstr(['LLaVABench', 'WildVision'])
 # listinstr(['MathVerse']) after the short-answer list: the question alone, with one phrase softened.
 VQA_MATHVERSE = frozenset({
     "MathVerse_MINI", "MathVerse_MINI_Vision_Only", "MathVerse_MINI_Vision_Only_cot", "MathVerse_MINI_Vision_Dominant",
@@ -73,6 +74,9 @@ VQA_PLAIN = frozenset({
     "CRPE_RELATION", "QSpatial_plus", "QSpatial_scannet", "LogicVista", "MMReason_testmini",
     "VCR_EN_EASY_500", "VCR_EN_EASY_100", "VCR_EN_EASY_ALL", "VCR_EN_HARD_500", "VCR_EN_HARD_100", "VCR_EN_HARD_ALL",
     "VCR_ZH_EASY_500", "VCR_ZH_EASY_100", "VCR_ZH_EASY_ALL", "VCR_ZH_HARD_500", "VCR_ZH_HARD_100", "VCR_ZH_HARD_ALL",
+    "DynaMath", "DynaMath_noprompt", "MIA-Bench", "MM-IFEval", "MM-Math", "ChartMimic_v1_customized",
+    "ChartMimic_v1_direct", "ChartMimic_v2_customized", "ChartMimic_v2_customized_1800", "ChartMimic_v2_customized_600",
+    "ChartMimic_v2_direct", "ChartMimic_v2_direct_1800", "ChartMimic_v2_direct_600",
 })  # fmt: skip
 
 # -- message shape -----------------------------------------------------------------------------------------------
@@ -87,11 +91,13 @@ TILES_12 = frozenset({
     "VCR_ZH_EASY_500", "VCR_ZH_EASY_100", "VCR_ZH_EASY_ALL", "VCR_ZH_HARD_500", "VCR_ZH_HARD_100", "VCR_ZH_HARD_ALL",
 })  # fmt: skip
 # res_18: ['DocVQA_VAL', 'DocVQA_TEST', 'DUDE', 'MMLongBench_DOC', 'SLIDEVQA']
-TILES_18 = frozenset({"DocVQA_VAL", "DocVQA_TEST"})
+TILES_18 = frozenset({
+    "DocVQA_VAL", "DocVQA_TEST", "DUDE", "DUDE_MINI", "MMLongBench_DOC", "SLIDEVQA", "SLIDEVQA_MINI",
+})  # fmt: skip
 # res_24: ['InfoVQA_VAL', 'InfoVQA_TEST', 'OCRBench', 'HRBench4K', 'HRBench8K']
 TILES_24 = frozenset({
     "InfoVQA_VAL", "InfoVQA_TEST", "OCRBench", "OCRBench_MINI", "OCRBench_v2", "OCRBench_v2_MINI", "HRBench4K",
-    "HRBench8K",
+    "HRBench8K", "OceanOCRBench", "olmOCRBench",
 })  # fmt: skip
 
 MCQ_SUFFIX = "\nAnswer with the option's letter from the given choices directly."

@@ -36,6 +36,22 @@ def any_shape_rows() -> list[dict]:
     ]  # fmt: skip
 
 
+def chartqapro_rows() -> list[dict]:
+    """ChartQAPro's cells are Python lists (question, answer, Year) and a question type."""
+    return [{**row, "question": f"['Q{row['index']}?']", "answer": "['x']", "question_type": "Factoid",
+             "Year": "['NO']"} for row in any_shape_rows()]  # fmt: skip
+
+
+def dynamath_rows() -> list[dict]:
+    return [{**row, "answer_type": "float"} for row in any_shape_rows()]
+
+
+SHAPED_ROWS = {  # class -> its rows
+    "datasets_tsv.benchmarks.chartqapro:ChartQAProDataset": chartqapro_rows,
+    "datasets_tsv.benchmarks.dynamath:DynaMathDataset": dynamath_rows,
+}
+
+
 def test_catalog_rows_are_well_formed():
     rows = catalog_rows()
     assert rows is catalog_rows()  # read once
@@ -93,7 +109,7 @@ def test_every_class_imports_and_takes_its_options(tmp_path):
             built += 1
             continue
         if "bundled" not in row.kwargs:
-            write_tsv(root / f"{row.name}.tsv", any_shape_rows())
+            write_tsv(root / f"{row.name}.tsv", SHAPED_ROWS.get(row.cls, any_shape_rows)())
         ds = build_row(row, root=root, progress=False, keep_local_tsv=True, inference_only=True)
         assert isinstance(ds, TSVDataset) and ds.name == row.name
         assert ds.kind == row.kind, row.name
@@ -106,7 +122,9 @@ def test_every_class_imports_and_takes_its_options(tmp_path):
             with pytest.raises(DataError, match=f"{row.name} is scored by an LLM judge in VLMEvalKit and vlmkit has no "
                                                 "scorer for it yet"):
                 ds.evaluate(ds.data.assign(prediction="x"))
-        assert ds.build_prompt(0)[-1]["type"] == "text"
+        prompt = ds.build_prompt(0)
+        last = prompt[-1]["content"][-1] if "role" in prompt[-1] else prompt[-1]  # a conversation ends in its turn
+        assert last["type"] == "text", row.name
         assert set(row.notes) <= set(ds.info()["notes"])
         built += 1
     assert built >= 120

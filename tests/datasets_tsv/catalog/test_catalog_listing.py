@@ -56,7 +56,8 @@ def test_kind_filter(capsys):
 def test_search_is_case_insensitive_over_name_and_description():
     names = [r.name for r in filter_rows(catalog_rows().values(), search="ocr")]
     assert {"OCRBench", "OCRVQA_TEST", "TextVQA_VAL"} <= set(names)  # TextVQA by its description
-    assert [r.name for r in filter_rows(catalog_rows().values(), search="CHARTQA")] == ["ChartQA_TEST"]
+    assert [r.name for r in filter_rows(catalog_rows().values(), search="CHARTQA")] == [
+        "ChartQA_TEST", "ChartQAPro", "ChartQAPro_CoT", "ChartQAPro_PoT"]
     assert filter_rows(catalog_rows().values(), search="no such benchmark anywhere") == []
 
 

@@ -35,8 +35,10 @@ def test_every_row_has_a_type_and_a_prompt_owner() -> None:
         assert row.vlmevalkit_type and re.fullmatch(r"[A-Za-z][\w/-]*(\+[A-Za-z][\w/-]*)*", row.vlmevalkit_type), row
         assert row.vlmevalkit_prompt in ("wrapper", "dataset"), row.name
     forced = {row.name for row in catalog_rows().values() if row.vlmevalkit_prompt == "dataset"}
-    # force_use_dataset_prompt = True: MMESCIDataset (mmesci.py); the other such classes have no catalog row
-    assert forced == {"MMESCI_VisionOnly", "MMESCI_ZH", "MMESCI_EN", "MMESCI_FR", "MMESCI_ES", "MMESCI_JA"}
+    # force_use_dataset_prompt = True: MMESCIDataset (mmesci.py), BabyVision, PerceptionBench, SUPERChemDataset,
+    # WildprobeDataset (babyvision.py, perceptionbench.py, superchem.py, wildprobe.py; listed, not yet scorable)
+    assert forced == {"MMESCI_VisionOnly", "MMESCI_ZH", "MMESCI_EN", "MMESCI_FR", "MMESCI_ES", "MMESCI_JA",
+                      "BabyVision", "PerceptionBench", "SUPERChem", "SUPERChem_text", "wildprobe_multiimg_reasoning"}
     for name, vtype in NOT_VLMEVALKIT_NAMES.items():
         assert catalog_rows()[name].vlmevalkit_type == vtype
 
