@@ -55,6 +55,24 @@ class VlmevalkitBlock(TypedDict, total=False):
     notes: list[str]
 
 
+class IntervalBlock(TypedDict, total=False):
+    """`scoring.interval` (vlmkit.scoring.common.intervals.Interval.to_dict; docs/error_bars.md)."""
+
+    metric: str
+    estimate: float
+    low: float
+    high: float
+    se: float
+    confidence: float
+    method: str
+    n: int
+    unit: str
+    clusters: int
+    cluster_by: str
+    resamples: int
+    seed: int
+
+
 class Scoring(TypedDict, total=False):
     """The scorer's block (vlmkit.scoring.result.EvalResult.to_dict)."""
 
@@ -67,6 +85,7 @@ class Scoring(TypedDict, total=False):
     counts: dict[str, Any]  # unparsed, unread, by_rule, ... (after any judge)
     notes: list[str]
     vlmevalkit: VlmevalkitBlock | None  # the figure VLMEvalKit would print (vlmkit.scoring.vlmevalkit_figure)
+    interval: IntervalBlock | None  # the headline's 95% interval (docs/error_bars.md)
 
 
 class Counts(TypedDict, total=False):

@@ -4,6 +4,11 @@ Samples are matched by index. A change is any verdict that differs (samples.VERD
 hit -> error, unread -> hit, ...); a sample in one run only is `absent` in the other. A VQA sample whose partial
 score moved (0.3 -> 0.6) keeps the verdict `partial` and is not listed. Changes are sorted by transition (the
 ones that lost a right answer first), then in the first run's order.
+
+The paired test (vlmkit.report.paired) says whether the two runs differ on the samples both scored: McNemar's exact
+test on 0/1 outcomes (an error or an unread answer is a miss; circular MCQ compares whole groups, read from each
+group's main row), a paired bootstrap of the mean score difference where a run has graded scores (VQA, ANLS). The
+outcome is per row: for a headline built from rows in another way (MME's acc+, F1) it tests the rows, not the figure.
 """
 
 from __future__ import annotations
@@ -11,10 +16,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from vlmkit.report.paired import PairedTest, mcnemar, paired_bootstrap
 from vlmkit.report.runs import ReportInputError, Run
 from vlmkit.report.samples import Sample, read_samples
 
 ABSENT = "absent"
+CIRCULAR_BASE = 1_000_000  # a circular group is index % this (vlmkit.scoring.kinds.mcq; the report reads no scorer)
+_SCORED = ("hit", "miss", "partial", "unread", "error")  # verdicts with an outcome (unscored: none)
 # Order of transitions in the table: losses of a right answer first, then gains, then the rest.
 _RANK = {"hit": 0, "partial": 1, "miss": 2, "unread": 3, "unscored": 4, "error": 5, ABSENT: 6}
 
@@ -45,6 +53,7 @@ class Diff:
     changes: list[Change]
     compared: int  # samples present in both runs
     notes: list[str]
+    test: PairedTest | None = None  # None where no sample was scored in both runs
 
     def counts(self) -> Counter[str]:
         return Counter(c.transition for c in self.changes)
@@ -84,7 +93,42 @@ def diff_runs(a: Run, b: Run) -> Diff:
     only_a, only_b = len(in_a) - compared, len(in_b) - compared
     if only_a or only_b:
         notes.append(f"{only_a} sample(s) only in the first run, {only_b} only in the second (listed as absent)")
-    return Diff(a, b, changes, compared, notes)
+    return Diff(a, b, changes, compared, notes, paired_test(in_a, in_b))
+
+
+def _outcome(sample: Sample) -> float:
+    """A sample's outcome on the unit scale: its score where it has one, else 1 for a hit, 0 otherwise."""
+    if sample.verdict in ("error", "unread"):
+        return 0.0
+    if sample.score is not None:
+        return float(sample.score)
+    return 1.0 if sample.verdict == "hit" else 0.0
+
+
+def _main_row(sample: Sample) -> bool:
+    try:
+        value = float(sample.index)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return value.is_integer() and 0 <= value < CIRCULAR_BASE
+
+
+def paired_test(in_a: dict[str, Sample], in_b: dict[str, Sample]) -> PairedTest | None:
+    """McNemar or a paired bootstrap over the samples both runs scored (module docstring)."""
+    both = [k for k in in_a if k in in_b and in_a[k].verdict in _SCORED and in_b[k].verdict in _SCORED]
+    if not both:
+        return None
+    grouped = [k for k in both if in_a[k].group_hit is not None and in_b[k].group_hit is not None]
+    if grouped and len(grouped) == len(both):
+        mains = [k for k in grouped if _main_row(in_a[k])]
+        if mains:
+            return mcnemar([bool(in_a[k].group_hit) for k in mains], [bool(in_b[k].group_hit) for k in mains],
+                           unit="circular group")
+    a = [_outcome(in_a[k]) for k in both]
+    b = [_outcome(in_b[k]) for k in both]
+    if all(v in (0.0, 1.0) for v in (*a, *b)):
+        return mcnemar([v == 1.0 for v in a], [v == 1.0 for v in b])
+    return paired_bootstrap(a, b)
 
 
 def _short(value: object, width: int) -> str:
@@ -95,6 +139,7 @@ def _short(value: object, width: int) -> str:
 def diff_text(diff: Diff, *, most: int | None = None) -> str:
     """The console form: a summary line per transition, then one line per changed sample."""
     from vlmkit.report.export import fixed_width
+    from vlmkit.report.table import display_interval
 
     a, b = diff.a, diff.b
     by_count = sorted(diff.counts().items(), key=lambda kv: -kv[1])
@@ -104,6 +149,10 @@ def diff_text(diff: Diff, *, most: int | None = None) -> str:
         f"{len(diff.changes)} of {diff.compared} sample(s) changed verdict"
         + (": " + ", ".join(f"{t} {n}" for t, n in by_count) if by_count else ""),
     ]
+    lines += [f"{name}: {a_or_b.metric or 'value'} {text}" for name, a_or_b in (("A", a), ("B", b))
+              if (text := display_interval(a_or_b, with_value=True))]
+    if diff.test is not None:
+        lines.append(diff.test.summary())
     lines += [f"note: {n}" for n in diff.notes]
     shown = diff.changes if most is None else diff.changes[:most]
     if shown:

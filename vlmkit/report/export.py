@@ -1,13 +1,18 @@
 """The leaderboard as text: the console table, report.md and report.csv.
 
-- Console: one line per run (model, dataset, metric, value, vlmevalkit, scale, n, done, errors, unparsed, status,
-  completed; plus the file with --all), numbers right-aligned, then the models x datasets grid when there are at
-  least two of each, then the legend. `vlmevalkit` (VLMEvalKit's figure for the same replies) is there when some
-  run has one, as in `vlmkit run`'s summary.
+- Console: one line per run (model, dataset, metric, value, ci95, vlmevalkit, scale, n, done, errors, unparsed,
+  status, completed; plus the file with --all), numbers right-aligned, then the models x datasets grid when there
+  are at least two of each (a cell: the value and its `+-` where there is one), then the legend. `ci95` (the
+  headline's 95% interval as +-half-width, vlmkit.report.table.display_interval) and `vlmevalkit` (VLMEvalKit's
+  figure for the same replies) are there when some run has one, as in `vlmkit run`'s summary; `vs_best` (the
+  p-value of the paired test against the dataset's best finished run, vlmkit.report.table.against_best) when some
+  run has one.
 - report.md: the grid (best figure per dataset in bold), the runs table and the legend.
 - report.csv: one row per run with raw values (value empty where there is none) and everything needed to read
   them: scale, higher_is_better, out_of, scale_source, status, the results file; `vlmevalkit` (raw),
-  `vlmevalkit_display`, `vlmevalkit_differing_rows` and `vlmevalkit_commit` always, empty where absent.
+  `vlmevalkit_display`, `vlmevalkit_differing_rows` and `vlmevalkit_commit` always, empty where absent; the interval
+  as numbers (`ci95_low`, `ci95_high`, `se` on the value's scale, `interval_method`) and the paired test against
+  the best run (`vs_best_p`, `vs_best_discordant`, `vs_best_test`), empty where there is none.
 """
 
 from __future__ import annotations
@@ -18,17 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from vlmkit.core.spreadsheet import csv_line_end, spreadsheet_text
-from vlmkit.report.table import Row, grid, has_vlmevalkit, legend
+from vlmkit.report.table import Row, display_vs_best, grid, has_interval, has_vlmevalkit, legend, run_interval
 
 RUN_COLUMNS = (
-    "model", "dataset", "metric", "value", "vlmevalkit", "scale", "n", "done", "errors", "unparsed", "status",
-    "completed",
+    "model", "dataset", "metric", "value", "ci95", "vlmevalkit", "scale", "n", "done", "errors", "unparsed", "status",
+    "vs_best", "completed",
 )  # fmt: skip
-NUMERIC = frozenset({"value", "vlmevalkit", "n", "done", "errors", "unparsed"})
+NUMERIC = frozenset({"value", "ci95", "vlmevalkit", "n", "done", "errors", "unparsed"})
 CSV_COLUMNS = (
-    "model", "dataset", "metric", "value", "display", "vlmevalkit", "vlmevalkit_display", "vlmevalkit_differing_rows",
+    "model", "dataset", "metric", "value", "display", "ci95_low", "ci95_high", "se", "interval_method", "vlmevalkit",
+    "vlmevalkit_display", "vlmevalkit_differing_rows",
     "vlmevalkit_commit", "scale", "higher_is_better", "out_of", "scale_source", "n", "done", "errors", "not_run",
-    "unparsed", "status", "best", "latest", "completed_at", "results",
+    "unparsed", "status", "best", "latest", "completed_at", "results", "vs_best_p", "vs_best_discordant",
+    "vs_best_test",
 )  # fmt: skip
 
 
@@ -44,6 +51,7 @@ def run_cells(row: Row, *, with_file: bool = False) -> dict[str, Any]:
         "dataset": run.dataset,
         "metric": run.metric or "-",
         "value": row.display,
+        "ci95": row.ci95,
         "vlmevalkit": row.vlmevalkit,
         "scale": row.scale_label,
         "n": run.n,
@@ -51,6 +59,7 @@ def run_cells(row: Row, *, with_file: bool = False) -> dict[str, Any]:
         "errors": run.counts.get("inference_errors"),
         "unparsed": _unparsed(row),
         "status": run.status,
+        "vs_best": display_vs_best(row.vs_best),
         "completed": (run.completed_at or "")[:19].replace("T", " "),
     }
     if with_file:
@@ -75,8 +84,9 @@ def fixed_width(header: list[str], rows: list[list[Any]], right: set[int]) -> st
 
 
 def _run_table(rows: list[Row], with_file: bool) -> tuple[list[str], list[list[Any]]]:
-    """The runs table's header and rows; `vlmevalkit` only where some run carries VLMEvalKit's figure."""
-    columns = [c for c in RUN_COLUMNS if c != "vlmevalkit" or has_vlmevalkit(rows)] + (["file"] if with_file else [])
+    """The runs table's header and rows; `ci95` and `vlmevalkit` only where some run carries one."""
+    shown = {"ci95": has_interval(rows), "vlmevalkit": has_vlmevalkit(rows), "vs_best": any(r.vs_best for r in rows)}
+    columns = [c for c in RUN_COLUMNS if shown.get(c, True)] + (["file"] if with_file else [])
     cells = [run_cells(r, with_file=with_file) for r in rows]
     return columns, [[c[name] for name in columns] for c in cells]
 
@@ -101,10 +111,11 @@ def _grid_cell(row: Row | None, *, md: bool = False) -> str:
     if row is None:
         return "-"
     text = row.display or row.run.status
+    ci = f" {row.ci95}" if row.display and row.ci95 else ""
     if not md:
-        return text
+        return text + ci
     text = _md_escape(text)
-    return f"**{text}**" if row.best and row.display else text
+    return (f"**{text}**" if row.best and row.display else text) + _md_escape(ci)
 
 
 def _md_escape(value: Any) -> str:
@@ -148,12 +159,17 @@ def csv_text(rows: list[Row]) -> str:
     table = []
     for row in rows:
         run, scale = row.run, row.run.scale
+        ci = run_interval(run) or {}
         cells = {
             "model": run.model,
             "dataset": run.dataset,
             "metric": run.metric or "",
             "value": "" if run.value is None else repr(run.value),
             "display": row.display,
+            "ci95_low": repr(ci["low"]) if ci else "",
+            "ci95_high": repr(ci["high"]) if ci else "",
+            "se": repr(ci["se"]) if ci else "",
+            "interval_method": _text(ci.get("method")) if ci else "",
             "vlmevalkit": "" if run.vlmevalkit_value is None else repr(run.vlmevalkit_value),
             "vlmevalkit_display": row.vlmevalkit,
             "vlmevalkit_differing_rows": _text(run.vlmevalkit_differing),
@@ -172,6 +188,9 @@ def csv_text(rows: list[Row]) -> str:
             "latest": str(run.latest).lower(),
             "completed_at": run.completed_at or "",
             "results": str(run.path),
+            "vs_best_p": "" if row.vs_best is None else repr(row.vs_best.p_value),
+            "vs_best_discordant": "" if row.vs_best is None else str(row.vs_best.discordant),
+            "vs_best_test": "" if row.vs_best is None else row.vs_best.method,
         }
         table.append({name: spreadsheet_text(value) for name, value in cells.items()})
     buffer = io.StringIO()

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from vlmkit.scoring.common.intervals import Interval
 from vlmkit.scoring.scales import Scale, default_scale, infer_scale
 from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
@@ -31,10 +32,32 @@ class EvalResult:
     # The figure VLMEvalKit would print for the same replies (vlmkit.scoring.vlmevalkit_figure); None where the
     # scorer does not compute it.
     vlmevalkit: VlmevalkitFigure | None = None
+    # The 95% interval and standard error of the headline (vlmkit.scoring.common.intervals; docs/error_bars.md);
+    # None where the scorer computes none. Written only while it is about the headline: a step that changes the
+    # headline afterwards (a benchmark's own report) without a new interval leaves none rather than a stale one.
+    interval: Interval | None = None
+
+    @property
+    def primary_interval(self) -> Interval | None:
+        """`interval` if it is about the current headline figure, else None."""
+        ci = self.interval
+        if ci is None or ci.metric != self.primary or self.primary not in self.metrics:
+            return None
+        return ci if ci.matches(self.primary_value) else None
 
     @property
     def primary_value(self) -> float:
         return self.metrics[self.primary]
+
+    def formatted_interval(self) -> str | None:
+        """`±0.0552`: the larger half of the headline's 95% interval on its scale (the console's ci95 column, as
+        `vlmkit report` shows it); None without one."""
+        ci = self.primary_interval
+        if ci is None:
+            return None
+        scale = self.scale_of(self.primary)
+        half = ci.half_width
+        return "±" + (scale.format(half) if scale is not None else f"{half:.4g}")
 
     def formatted(self, metric: str) -> str:
         """A metric's value as its scale shows it (0.8056 as a fraction, 80.56 as percent)."""
@@ -52,8 +75,10 @@ class EvalResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The `scoring` block of results.json: `primary_metric {name, value, scale, higher_is_better[, out_of]}`,
-        `scale` (the scale of every figure not named in `metric_scales`, the breakdown's cells included) and
-        `metric_scales` (one entry per metric)."""
+        `scale` (the scale of every figure not named in `metric_scales`, the breakdown's cells included),
+        `metric_scales` (one entry per metric) and `interval` (the headline's 95% interval: metric, estimate, low,
+        high, se, confidence, method, n[, clusters, cluster_by, resamples, seed]; null where none was computed).
+        Readers of older files find no `interval` key: treat it as null."""
         breakdown = None
         if self.table is not None:
             breakdown = self.table.to_dict(orient="records")
@@ -71,4 +96,5 @@ class EvalResult:
             "counts": self.counts,
             "notes": self.notes,
             "vlmevalkit": self.vlmevalkit.to_dict() if self.vlmevalkit is not None else None,
+            "interval": ci.to_dict() if (ci := self.primary_interval) is not None else None,
         }

@@ -22,11 +22,13 @@ import importlib
 import io
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from vlmkit.core.cells import is_blank, is_missing, listed
 from vlmkit.core.errors import ConfigError, DataError
 from vlmkit.scoring.common.breakdown import require_columns
+from vlmkit.scoring.common.intervals import Interval, bootstrap, weighted_mean
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, POINTS, Scale
 from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
@@ -127,8 +129,14 @@ def score_captions(df: pd.DataFrame, *, source: str = "caption scoring") -> Eval
     return EvalResult(
         scorer="caption", metrics=metrics, primary=PRIMARY, per_sample=per_sample, table=pd.DataFrame([metrics]),
         table_suffix="score", counts=counts, notes=notes, scale=Scale(PERCENT), metric_scales=dict(SCALES),
-        vlmevalkit=figure,
+        vlmevalkit=figure, interval=_cider_interval(per_sample["CIDEr"].to_numpy(dtype=float), metrics[PRIMARY]),
     )  # fmt: skip
+
+
+def _cider_interval(per_image: np.ndarray, cider: float) -> Interval:
+    """CIDEr is the mean of the images' CIDEr-D: a bootstrap of that mean over images, the n-gram weights (document
+    frequencies over the whole set) held as computed, so the interval leaves out how they would move."""
+    return bootstrap(weighted_mean(per_image / 100), len(per_image), PRIMARY, cider / 100, factor=100.0)
 
 
 def _vlmevalkit_figure(

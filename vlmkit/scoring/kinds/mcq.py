@@ -23,6 +23,9 @@ its judge asked where its rule fails (the verdicts vlmkit already has are reused
 `vlmevalkit` (its letter, `Z` its "no option") and `vlmevalkit_hit`; `vlmevalkit_nan_replies` counts the replies it
 reads as `nan`, each listed in a note.
 
+Interval (`EvalResult.interval`, vlmkit.scoring.common.headline_interval): Wilson over the headline's units, rows or
+(circular) groups, each group one 0/1 unit, so the rotations of one question never count as independent evidence.
+
 Counts: one per rule method (how many rows each step read), `unparsed` (rows no rule could read), `by_rule`,
 `by_judge`, `unread` (answers neither read: rule-unparsed rows not judged plus `judge_unread`), `judge_errors`,
 `inference_errors`, `invalid_target`, and `differs_from_vlmevalkit`: rows where vlmkit's rules and VLMEvalKit's rule
@@ -58,6 +61,7 @@ from vlmkit.scoring.common.choice_judge import (
     read_mcq_reply,
     row_keys,
 )
+from vlmkit.scoring.common.headline_interval import headline_interval
 from vlmkit.scoring.common.choice_reading import (
     LETTERS,
     METHODS,
@@ -343,4 +347,5 @@ def score_mcq(
         notes=notes,
         scale=Scale(FRACTION),
         vlmevalkit=figure,
+        interval=headline_interval(units, "hit", primary, unit="circular group" if circular else "row"),
     )

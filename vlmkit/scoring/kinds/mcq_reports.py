@@ -9,6 +9,9 @@ per-row hits of vlmkit.scoring.kinds.mcq.score_mcq (the rows are read and judged
   VLMEvalKit fills it). The table has one row per setting and `Avg` (VLMEvalKit's table, transposed into vlmkit's
   row-per-split layout); the metrics are the `Avg` of each, `Overall` being the headline, and the `Overall` of each
   setting.
+
+Intervals (vlmkit.scoring.common.intervals): MMVP's Overall is Wilson over the pairs (each pair one 0/1 unit); MMSci's
+Overall, a mean of setting accuracies, is bootstrapped with rows resampled within their setting.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pandas as pd
 
 from vlmkit.core.cells import listed
 from vlmkit.scoring.common.breakdown import require_columns
+from vlmkit.scoring.common.intervals import stratum_mean_of_means, wilson
 from vlmkit.scoring.result import EvalResult
 
 MMSCI_SETTINGS = ("Fig2Cap", "SubFig2Cap", "SubCap2Fig")
@@ -58,6 +62,7 @@ def paired_report(result: EvalResult, df: pd.DataFrame) -> EvalResult:
                                      "Average": float(theirs.mean())}
         result.vlmevalkit.primary = "Overall"
     result.primary = "Overall"
+    result.interval = wilson(both, "Overall", unit="question pair")
     result.table = pd.DataFrame([{"Average": metrics["Average"], "Overall": metrics["Overall"]}])
     result.scorer = "mmvp"
     result.counts["pairs"] = len(both)
@@ -112,6 +117,8 @@ def setting_report(result: EvalResult, df: pd.DataFrame) -> EvalResult:
     )
     result.metrics = _setting_metrics(figures, present)
     result.primary = "Overall"
+    result.interval = stratum_mean_of_means(kept["hit"].to_numpy(dtype=float), kept["setting"].to_numpy(), "Overall",
+                                            result.metrics["Overall"])
     if result.vlmevalkit is not None:
         theirs = rows.assign(hit=_hits(result, "vlmevalkit_hit"))[in_settings]
         result.vlmevalkit.metrics = _setting_metrics(_setting_figures(theirs, present), present)

@@ -34,6 +34,7 @@ from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
 from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, is_nan_cell, nan_note, vlmevalkit_cells
+from vlmkit.scoring.common.intervals import wilson
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, PERCENT, Scale
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
@@ -214,4 +215,6 @@ def _result(metric: str, metrics: dict[str, float], primary: str, per_sample: pd
     return EvalResult(
         scorer=metric, metrics=metrics, primary=primary, per_sample=per_sample, table=pd.DataFrame([metrics]),
         table_suffix="acc", counts=counts, notes=notes, scale=scale, vlmevalkit=figure,
+        interval=wilson(per_sample["hit"].to_numpy(dtype=float), primary,
+                        factor=100.0 if scale.kind == PERCENT else 1.0),
     )  # fmt: skip

@@ -26,6 +26,8 @@ from vlmkit.scoring.common.breakdown import group_means, require_columns, split_
 from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, is_nan_cell, nan_note, vlmevalkit_texts
 from vlmkit.scoring.kinds import vqa_vlmevalkit
+from vlmkit.scoring.common.headline_interval import headline_interval
+from vlmkit.scoring.common.intervals import wilson
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, POINTS, Scale
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
@@ -243,6 +245,7 @@ def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
             scorer="ocrbench", metrics=metrics, primary="Final Score", per_sample=per_sample, table=table,
             table_suffix="score", counts=counts, notes=notes, scale=Scale(POINTS),
             metric_scales=_ocrbench_scales(categories), vlmevalkit=figure,
+            interval=wilson(scores, "Final Score", factor=float(len(scores))),
         )  # fmt: skip
 
     metrics, table = _vqa_metrics(df, scores)
@@ -258,6 +261,7 @@ def score_vqa(df: pd.DataFrame, metric: str = "vqa_score") -> EvalResult:
         notes=notes,
         scale=Scale(PERCENT),
         vlmevalkit=figure,
+        interval=headline_interval(_with_split(df, scores), "score", "Overall", factor=100.0),
     )
 
 
@@ -273,6 +277,13 @@ def _ocrbench_metrics(scores: np.ndarray, categories: list[object]) -> tuple[dic
     for cat in OCRBENCH_GROUPS["Text Recognition"]:
         metrics[cat] = float(by_cat.get(cat, 0.0))
     return metrics, table
+
+
+def _with_split(df: pd.DataFrame, scores: np.ndarray) -> pd.DataFrame:
+    data = pd.DataFrame({"score": scores})
+    if "split" in df.columns:
+        data["split"] = df["split"].to_numpy()
+    return data
 
 
 def _vqa_metrics(df: pd.DataFrame, scores: np.ndarray) -> tuple[dict[str, float], pd.DataFrame]:

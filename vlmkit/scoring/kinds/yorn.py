@@ -24,6 +24,10 @@ Columns: `index`, `prediction`, `answer` always (`question` when a judge has row
 when present by the others; "hallusion" needs `l2-category` and `set_id`, `figure_id`, `question_id` (when those three
 are absent they are read from the index as VLMEvalKit does: fields 3, 4, 5 of `index.split("_")`); "amber" needs
 `category`; "vsr" nothing more.
+
+Interval of the headline (`EvalResult.interval`, `_interval`; docs/error_bars.md): Wilson over rows (acc, VSR), MME's
+sum clustered by image (its acc+ pairs), HallusionBench's bootstrap drawing whole question sets (each question group
+and figure group lies in one), POPE's F1 and AMBER's Avg ACC (within its categories) bootstrapped by row.
 """
 
 from __future__ import annotations
@@ -43,7 +47,17 @@ from vlmkit.scoring.common.choice_reading import normalise, tagged_answer
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import MME_CATEGORY_POINTS, PERCENT, POINTS, Scale
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text, vlmevalkit_punctuation
-from vlmkit.scoring.kinds.yorn_ratings import VSR_SCALES, amber_rating, vsr_rating, yes_positive
+from vlmkit.scoring.kinds.yorn_ratings import (
+    AMBER_CATEGORIES,
+    AMBER_PRIMARY,
+    VSR_PRIMARY,
+    VSR_SCALES,
+    amber_rating,
+    vsr_rating,
+    yes_positive,
+)
+from vlmkit.scoring.common.grouped_intervals import f1_interval, hallusion_interval, mme_interval
+from vlmkit.scoring.common.intervals import Interval, stratum_mean_of_means, wilson
 from vlmkit.scoring.kinds.yorn_vlmevalkit import yorn_figure
 
 METRICS = ("acc", "mme", "pope", "hallusion", "amber", "vsr")
@@ -256,7 +270,8 @@ def _acc(df: pd.DataFrame, rows: pd.DataFrame) -> tuple[dict[str, float], pd.Dat
     return metrics, split_category_table(data, "hit", groups=groups, scale=100.0), "Overall"
 
 
-def _mme(df: pd.DataFrame, rows: pd.DataFrame, notes: list[str]) -> tuple[dict[str, float], pd.DataFrame, str]:
+def _mme_data(df: pd.DataFrame, rows: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """The per-row readings with `category` and `image` (the pair an MME question belongs to)."""
     require_columns(df, ("category",), "MME scoring")
     empty = df["category"].isna().to_numpy()
     if empty.any():
@@ -274,6 +289,11 @@ def _mme(df: pd.DataFrame, rows: pd.DataFrame, notes: list[str]) -> tuple[dict[s
         data["_rank"] = rank
         data["image"] = data.groupby("category")["_rank"].rank(method="first").astype(int).sub(1) // 2
         notes.append("no `image_path` column: MME questions paired as consecutive rows (index order) per category")
+    return data
+
+
+def _mme(df: pd.DataFrame, rows: pd.DataFrame, notes: list[str]) -> tuple[dict[str, float], pd.DataFrame, str]:
+    data = _mme_data(df, rows, notes)
     sizes = data.groupby(["category", "image"]).size()
     if (sizes != 2).any():
         notes.append(f"{int((sizes != 2).sum())} MME image(s) do not have exactly 2 questions; acc+ needs all right")
@@ -334,7 +354,8 @@ def _pope(df: pd.DataFrame, rows: pd.DataFrame, notes: list[str]) -> tuple[dict[
     return metrics, pd.DataFrame(table_rows), "Overall"
 
 
-def _hallusion(df: pd.DataFrame, rows: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame, str]:
+def _hallusion_data(df: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """The per-row readings with `_set`, `_figure` and `_question` (HallusionBench's groups)."""
     require_columns(df, ("l2-category",), "HallusionBench scoring")
     data = _with_columns(df, rows, ("category", "l2-category", "set_id", "figure_id", "question_id"))
     ids = ("set_id", "figure_id", "question_id")
@@ -353,6 +374,12 @@ def _hallusion(df: pd.DataFrame, rows: pd.DataFrame) -> tuple[dict[str, float], 
         data[col] = data[col].map(str)
     data["_figure"] = data["l2-category"] + "_" + data["set_id"] + "_" + data["figure_id"]
     data["_question"] = data["l2-category"] + "_" + data["set_id"] + "_" + data["question_id"]
+    data["_set"] = data["l2-category"] + "_" + data["set_id"]
+    return data
+
+
+def _hallusion(df: pd.DataFrame, rows: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame, str]:
+    data = _hallusion_data(df, rows)
 
     def figures(sub: pd.DataFrame) -> dict[str, float]:
         return {
@@ -427,7 +454,32 @@ def score_yorn(df: pd.DataFrame, metric: str = "acc", judge: Judge | None = None
         scale=Scale(POINTS) if metric == "mme" else Scale(PERCENT),
         metric_scales=_mme_scales(metrics) if metric == "mme" else dict(VSR_SCALES) if metric == "vsr" else {},
         vlmevalkit=figure,
+        interval=_interval(df, metric, per_sample, metrics[primary]),
     )
+
+
+def _interval(df: pd.DataFrame, metric: str, rows: pd.DataFrame, headline: float) -> Interval:
+    """The headline's 95% interval (vlmkit.scoring.common.intervals): Wilson over rows for acc and VSR's acc, MME
+    clustered by image, HallusionBench bootstrapped by question set, POPE's F1 by row, AMBER's Avg ACC within its
+    categories."""
+    hits = rows["hit"].to_numpy(dtype=float)
+    if metric in ("acc", "vsr"):
+        return wilson(hits, "Overall" if metric == "acc" else VSR_PRIMARY, factor=100.0)
+    if metric == "mme":
+        data = _mme_data(df, rows, [])
+        return mme_interval(hits, data["category"].tolist(), data["image"].tolist(), (*MME_PERCEPTION, *MME_REASONING))
+    if metric == "hallusion":
+        data = _hallusion_data(df, rows)
+        return hallusion_interval(hits, data["_set"].tolist(), data["_figure"].tolist(), data["_question"].tolist(),
+                                  headline)
+    if metric == "pope":
+        copies = np.ones(len(rows))
+        if "category" in df.columns:
+            copies = np.array([len(str(v).split(",")) if not pd.isna(v) else 1 for v in df["category"]], dtype=float)
+        return f1_interval((rows["target"] == "Yes").to_numpy(), (rows["extracted"] == "Yes").to_numpy(), copies,
+                           headline)
+    grouped = df["category"].map(lambda c: AMBER_CATEGORIES.get(str(c), str(c))).to_numpy()
+    return stratum_mean_of_means(hits, grouped, AMBER_PRIMARY, headline, factor=100.0)
 
 
 def _rate(
