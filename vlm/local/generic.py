@@ -36,7 +36,8 @@ e.g. Qwen2-VL's OCRBench min_pixels): `generate*(..., dataset=NAME)` applies the
 
 The class is this module; the jobs around it live apart: loading and placement (`vlm.local.loading`), what a loaded
 checkpoint takes (`vlm.local.capabilities`), generate() arguments, answer decoding and the generation record
-(`vlm.local.decoding`), presets (`vlm.local.model_preset`), processors without torchvision (`vlm.local.processors`,
+(`vlm.local.decoding`), likelihood scoring of options and continuations (`vlm.local.likelihood`: `option_logprobs*`,
+`continuation_logprobs*`), presets (`vlm.local.model_preset`), processors without torchvision (`vlm.local.processors`,
 `vlm.local.qwen_video`).
 
 torch and transformers are imported when a model is built, not when this module is imported.
@@ -50,7 +51,7 @@ from typing import Any
 
 from vlm.local.answer_budget import answer_budget
 from vlm.base import BaseModel, batch_or_each
-from vlm.local import decoding
+from vlm.local import decoding, likelihood
 from vlm.local.capabilities import (
     audio_probe,
     audio_rate,
@@ -343,6 +344,118 @@ class HFVisionModel(BaseModel):
             eos=self._eos, generate_kwargs=self.generate_kwargs, tokenizer=getattr(self.processor, "tokenizer", None),
             where=self.model_path,
         )
+
+    # ---------------------------------------------------------------------------------------------- likelihood
+
+    def option_logprobs(
+        self, msgs: Sequence[Any], letters: Sequence[str], dataset: str | None = None
+    ) -> dict[str, float]:
+        """Letter mode for one message: the log-probability of each option letter written as the answer.
+
+        The prompt is generation's (chat template with its generation prompt, the dataset's image settings); each
+        letter is tokenised as generation would write it there (`vlm.local.likelihood`). Y/N: letters
+        ["Yes", "No"]. Raises what the row raised."""
+        result = self.option_logprobs_batch([msgs], [letters], dataset)[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def option_logprobs_batch(
+        self, batch: Sequence[Sequence[Any]], letters_per_row: Sequence[Sequence[str]], dataset: str | None = None
+    ) -> list[dict[str, float] | BaseException]:
+        """Letter mode for many messages. Rows whose options are one token each: one left-padded forward pass per
+        `batch_size` rows (images encoded once per row); a row with a longer option: scored as continuations (its
+        prompt once, `continuation_logprobs`). A row that fails gets its exception, the others run."""
+        self._check_open()
+        if len(letters_per_row) != len(batch):
+            raise ValueError(f"{len(batch)} messages but {len(letters_per_row)} lists of letters")
+        images_kwargs = self.dataset_image_kwargs(dataset)
+        results: list[dict[str, float] | BaseException | None] = [None] * len(batch)
+        ready: list[tuple[int, tuple[tuple[list[dict[str, Any]], list[Any]], dict[str, list[int]]]]] = []
+        for i, (msgs, letters) in enumerate(zip(batch, letters_per_row)):
+            try:
+                conversation = self._conversation(self.prepare(msgs))
+                tokens = likelihood.option_token_ids(self.processor.tokenizer, self._prompt_text(conversation), letters)
+                if likelihood.one_pass(tokens):
+                    ready.append((i, (conversation, tokens)))
+                else:
+                    results[i] = self._score_continuations(conversation, tokens, images_kwargs)
+            except Exception as exc:  # a bad row fails alone
+                results[i] = exc
+        for start in range(0, len(ready), self.batch_size):
+            chunk = ready[start : start + self.batch_size]
+            scored = batch_or_each([item for _, item in chunk], lambda items: self._score_options(items, images_kwargs))
+            for (i, _), result in zip(chunk, scored):
+                results[i] = result
+        return results  # type: ignore[return-value]
+
+    def option_tokens(self, msgs: Sequence[Any], letters: Sequence[str]) -> dict[str, list[int]]:
+        """The answer tokens each option letter is scored by after this message's prompt (`vlm.local.likelihood`);
+        all of one token means the letter mode's one-pass path."""
+        conversation = self._conversation(self.prepare(msgs))
+        return likelihood.option_token_ids(self.processor.tokenizer, self._prompt_text(conversation), letters)
+
+    def continuation_logprobs(
+        self, msgs: Sequence[Any], continuations: Sequence[str], dataset: str | None = None
+    ) -> list[tuple[float, int]]:
+        """Continuation mode for one message: (summed log-probability, token count) of each continuation written
+        after generation's prompt. The prompt and its images run once; each continuation reuses the prompt's
+        key/value cache. Length-normalise with `vlm.local.likelihood.length_normalised` (by characters, as
+        lm-evaluation-harness's acc_norm)."""
+        self._check_open()
+        conversation = self._conversation(self.prepare(msgs))
+        text = self._prompt_text(conversation)
+        ids = [likelihood.answer_token_ids(self.processor.tokenizer, text, c) for c in continuations]
+        inputs = self._device_inputs([conversation], self.dataset_image_kwargs(dataset))
+        return likelihood.continuation_scores(self.model, inputs, ids, self._pad_id)
+
+    def continuation_logprobs_batch(
+        self, batch: Sequence[Sequence[Any]], continuations_per_row: Sequence[Sequence[str]], dataset: str | None = None
+    ) -> list[list[tuple[float, int]] | BaseException]:
+        """`continuation_logprobs` for each message in turn; a row that fails gets its exception."""
+        if len(continuations_per_row) != len(batch):
+            raise ValueError(f"{len(batch)} messages but {len(continuations_per_row)} lists of continuations")
+        results: list[list[tuple[float, int]] | BaseException] = []
+        for msgs, continuations in zip(batch, continuations_per_row):
+            try:
+                results.append(self.continuation_logprobs(msgs, continuations, dataset))
+            except Exception as exc:  # a bad row fails alone
+                results.append(exc)
+        return results
+
+    def _score_options(
+        self, items: list[tuple[tuple[list[dict[str, Any]], list[Any]], dict[str, list[int]]]],
+        images_kwargs: dict[str, Any] | None,
+    ) -> list[dict[str, float]]:
+        inputs = self._device_inputs([conversation for conversation, _ in items], images_kwargs)
+        logprobs, _ = likelihood.prompt_pass(self.model, inputs, self._pad_id)
+        return [{letter: float(row[ids[0]]) for letter, ids in tokens.items()} for row, (_, tokens) in
+                zip(logprobs, items)]
+
+    def _score_continuations(
+        self, conversation: tuple[list[dict[str, Any]], list[Any]], tokens: dict[str, list[int]],
+        images_kwargs: dict[str, Any] | None,
+    ) -> dict[str, float]:
+        """A letter-mode row with an option of several tokens: each option's summed log-probability."""
+        inputs = self._device_inputs([conversation], images_kwargs)
+        scores = likelihood.continuation_scores(self.model, inputs, list(tokens.values()), self._pad_id)
+        return {letter: logprob for letter, (logprob, _) in zip(tokens, scores)}
+
+    def _prompt_text(self, conversation: tuple[list[dict[str, Any]], list[Any]]) -> str:
+        """The rendered chat template with its generation prompt (placeholders unexpanded), as generation renders it."""
+        text = self.processor.apply_chat_template(conversation[0], add_generation_prompt=True, tokenize=False)
+        return text[0] if isinstance(text, list) else text
+
+    def _device_inputs(
+        self, conversations: list[tuple[list[dict[str, Any]], list[Any]]], images_kwargs: dict[str, Any] | None
+    ) -> Any:
+        """The processor's tensors for a padded batch, on the model's input device (as `_generate` prepares them)."""
+        batch = self._model_inputs(conversations, images_kwargs) if images_kwargs else self._model_inputs(conversations)
+        return batch.to(self.input_device, dtype=self.torch_dtype)
+
+    def _check_open(self) -> None:
+        if self.model is None:
+            raise RuntimeError(f"{self.model_path}: this model was closed; build it again to score")
 
     # ---------------------------------------------------------------------------------------------- records
 
