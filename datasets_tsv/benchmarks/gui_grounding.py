@@ -26,8 +26,9 @@ from typing import Any, ClassVar
 import pandas as pd
 from PIL import Image
 
+from vlmkit.core.qwen_resize import QWEN2VL_MAX_PIXELS, QWEN2VL_MIN_PIXELS
 from vlmkit.judging import Judge
-from vlmkit.scoring.benchmarks.gui_points import COORDS, QWEN2VL_MAX_PIXELS, QWEN2VL_MIN_PIXELS, Convention
+from vlmkit.scoring.benchmarks.gui_points import COORDS, Convention
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.kinds.base import DatasetError, TSVDataset

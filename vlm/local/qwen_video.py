@@ -29,13 +29,14 @@ torch and transformers are imported inside functions: importing this module is c
 from __future__ import annotations
 
 import json
-import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image
+
+from vlmkit.core.qwen_resize import smart_resize
 
 # model_type values whose processors take a Qwen2-VL style video processor.
 QWEN_VIDEO_MODEL_TYPES = frozenset({"qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen2_5_omni_thinker"})
@@ -58,23 +59,6 @@ DEFAULTS: dict[str, Any] = {
     "max_video_tokens": 128000,
 }
 _KEYS = frozenset(DEFAULTS) | {"min_pixels", "max_pixels"}
-
-
-def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
-    """Sides that are multiples of `factor`, close to the original aspect ratio, with min <= h*w <= max pixels."""
-    if max(height, width) / min(height, width) > 200:
-        raise ValueError(f"video frames {width}x{height}: aspect ratio above 200 is not supported")
-    h_bar = round(height / factor) * factor
-    w_bar = round(width / factor) * factor
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
 
 
 def normalise_settings(raw: dict[str, Any]) -> dict[str, Any]:

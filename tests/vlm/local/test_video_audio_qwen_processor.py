@@ -17,9 +17,9 @@ from vlm.local.qwen_video import (
     load_qwen_processor,
     preprocess_video,
     settings_from_checkpoint,
-    smart_resize,
     video_metadata,
 )
+from vlmkit.core.qwen_resize import smart_resize
 from vlmkit.core.video import sample_frames
 
 TINY_SIZE = {"shortest_edge": 56 * 56, "longest_edge": 112 * 112}

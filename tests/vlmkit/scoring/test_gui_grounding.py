@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from vlmkit.scoring.benchmarks.gui_grounding import score_gui_grounding
-from vlmkit.scoring.benchmarks.gui_points import Click, Convention, read_click, smart_resize
+from vlmkit.core.qwen_resize import smart_resize
+from vlmkit.scoring.benchmarks.gui_points import Click, Convention, read_click
 
 
 @pytest.mark.parametrize(

@@ -22,18 +22,16 @@ Conventions (`COORDS`, the `coords` option of the GUI datasets):
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
+
+from vlmkit.core.qwen_resize import QWEN2VL_MAX_PIXELS, QWEN2VL_MIN_PIXELS, smart_resize
 
 COORDS = ("abs", "norm1000", "norm1", "auto")
 VLMEVALKIT_RULES = {
     "pixels_over_1": "a coordinate above 1 means pixels of the original screenshot, else 0-1",
     "norm1000": "0-1000 of the screenshot's width and height",
 }
-QWEN2VL_FACTOR = 28  # patch 14 x spatial merge 2
-QWEN2VL_MIN_PIXELS = 56 * 56  # the Qwen2-VL image processor's defaults
-QWEN2VL_MAX_PIXELS = 28 * 28 * 1280
 
 _NUM = r"-?(?:\d+(?:\.\d*)?|\.\d+)"
 _XY = re.compile(rf"x\s*=\s*['\"]?({_NUM})['\"]?\s*[,;]?\s*y\s*=\s*['\"]?({_NUM})")
@@ -71,26 +69,6 @@ def read_click(reply: str) -> Click | None:
     if how == "box":
         return Click((numbers[0] + numbers[2]) / 2, (numbers[1] + numbers[3]) / 2, "box")
     return Click(numbers[0], numbers[1], "point")
-
-
-def smart_resize(
-    height: int, width: int, *, factor: int = QWEN2VL_FACTOR, min_pixels: int = QWEN2VL_MIN_PIXELS,
-    max_pixels: int = QWEN2VL_MAX_PIXELS,
-) -> tuple[int, int]:  # fmt: skip
-    """(height, width) of an image after the Qwen2-VL processor's resize: each side rounded to a multiple of
-    `factor`, then scaled (keeping the aspect) so that the area lies within [min_pixels, max_pixels]."""
-    if height <= 0 or width <= 0:
-        raise ValueError(f"image size {width}x{height}: both sides must be positive")
-    h_bar, w_bar = round(height / factor) * factor, round(width / factor) * factor
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt(height * width / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
 
 
 @dataclass(frozen=True)
