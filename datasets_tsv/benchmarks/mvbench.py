@@ -7,19 +7,24 @@ the task's prefix (`video/star/Charades_v1_480/`, `video/clevrer/video_validatio
 in VLMEvalKit's order, `index` 0..n-1. Five tasks ask about seconds [start, end] of a longer clip (`bound`), and
 Episodic Reasoning's clips are folders of numbered JPEG frames at 3 fps (`data_type` frame). A video missing at
 its place is looked for under `video/data0613/` (the snapshot's supplement, which VLMEvalKit moves into place).
-The model takes one video file per row, so such a row becomes an mp4 once (`vlmkit.core.video_clips`, under
-`$LMUData/videos/<name>/`): the bounded seconds of the video, the frame folder (bounded) at 3 fps (re-encoded
-mp4v), a GIF converted; VLMEvalKit does the same
-for video models (moviepy). WebM files are read as they are.
+Frames (VLMEvalKit's frame path, `get_index`, at e8e78f05), for every model at its --nframe: N segment centres
+`int(lo + seg / 2 + round(seg * k))`, `seg = (hi - lo) / N`, over the whole video (lo = 0, hi = last frame) or, for
+a bounded row, `lo = max(0, round(start * fps))`, `hi = min(round(end * fps), last)` of the whole video; a frame
+folder is numbered from 1 (`00001.jpg`) at 3 fps. The prompt's video part names a file in `$LMUData/videos/<name>/`
+with that frame plan beside it (`SnapshotVideoDataset.prepared_video`); a model given the whole video (`video_url`)
+gets what VLMEvalKit gives its video models: the bounded seconds cut to an mp4, the frame folder as an mp4 at 3 fps,
+a GIF as an mp4 (`vlmkit.core.video_clips`). VLMEvalKit's MVBench refuses --fps (MVBench_MP4 takes it); so does
+vlmkit's. VLMEvalKit's frames go through Stack/ToTorchFormatTensor (/255) and ToPILImage (*255), which gives every
+byte back unchanged: no resizing, no normalisation.
 
 MVBench_MP4 (branch `video`): `test.json` = {"root": {task: prefix}, "meta": {task: [items]}}, the videos already
 cut, at `<prefix>/<video>`.
 
-Prompt (VLMEvalKit's `build_prompt`): a system turn with MVBench's instruction, then the user turn
-"Question: <q>\\nOptions:\\n(A) ..\\n(B) .." , the video, "\\nOnly give the best option.", and "Best option:(".
-VLMEvalKit marks that last text as an assistant turn to continue; a conversation in vlmkit cannot end on an
-assistant turn, and VLMEvalKit's local models ignore the marking (they read it as the end of the user text), so it
-is the user turn's last text here. Scoring: `vlmkit.scoring.kinds.video_mcq.score_mvbench`.
+Prompt (VLMEvalKit's `build_prompt`): a system turn with MVBench's instruction, then the user turn: the video,
+"Question: <q>\nOptions:\n(A) ..\n(B) ..", "\nOnly give the best option.", and "Best option:(".
+VLMEvalKit marks that last text as an assistant turn for the model to continue; a conversation in vlmkit cannot
+end on an assistant turn, so it is the user turn's last text here (VLMEvalKit's local models that ignore the marking
+read it so too). Scoring: `vlmkit.scoring.kinds.video_mcq.score_mvbench`.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import pandas as pd
 from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.kinds.video_mcq import candidate_list, mvbench_target, score_mvbench
+from vlmkit.core.video import FramePlan
 from vlmkit.core.video_clips import clip_file, frames_folder_clip
 
 from datasets_tsv.io.tsv_read import DatasetError
@@ -72,13 +78,14 @@ TASKS: tuple[tuple[str, str, str, str, bool], ...] = (
     ("Counterfactual Inference", "counterfactual_inference.json", "video/clevrer/video_validation/", "video", False),
 )
 NOTE_FRAMES = (
-    "frames are sampled by the model (--nframe/--fps; vlmkit's rule: the centre frame of N equal stretches) from "
-    "the row's video (its bounded seconds, as VLMEvalKit cuts them for video models), as decoded; VLMEvalKit's "
-    "frame path also resizes and centre-crops them to 224 px and saves them after mean/std normalisation"
+    "frames: VLMEvalKit's MVBench rule (N segment centres of the bounded frames, frame folders from 1 at 3 fps), at "
+    "the model's --nframe, for every model (VLMEvalKit gives a video model the cut clip and lets it sample); read "
+    "with opencv where VLMEvalKit uses decord, saved as JPEG at PIL's default quality as VLMEvalKit saves them"
 )
+REFUSE_FPS = "VLMEvalKit's MVBench samples by nframe only (it refuses fps); MVBench_MP4 takes --fps"
 NOTE_PREFILL = (
-    "'Best option:(' ends the user turn: VLMEvalKit marks it as an assistant turn, which its local models read as "
-    "user text and vlmkit's conversations cannot end on"
+    "'Best option:(' ends the user turn: VLMEvalKit marks it as an assistant turn for the model to continue, which "
+    "vlmkit's conversations cannot end on"
 )
 
 
@@ -172,7 +179,7 @@ class MVBench(SnapshotVideoDataset):
         return text.rstrip()
 
     def clip(self, line: dict[str, Any]) -> Path:
-        """The video file the model gets for a row (module docstring)."""
+        """The video file a model given the whole video gets for a row (module docstring)."""
         source = self.video_file(line)
         start, end = (_number(line.get("start")), _number(line.get("end"))) if line.get("bound") else (None, None)
         cache = self.cache_dir / str(line["prefix"]).strip("/")
@@ -180,10 +187,26 @@ class MVBench(SnapshotVideoDataset):
             return frames_folder_clip(source, fps=FRAME_FPS, start=start, end=end, cache_dir=cache)
         return clip_file(source, start=start, end=end, cache_dir=cache)
 
+    def frame_plan(self, line: dict[str, Any]) -> FramePlan:
+        """VLMEvalKit's `get_index` over the row's whole video (or frame folder), with its bound (module docstring)."""
+        bound = None
+        if line.get("bound"):
+            start, end = _number(line.get("start")), _number(line.get("end"))
+            bound = (start, end) if start is not None and end is not None else None
+        frames = line.get("data_type") == "frame"
+        return FramePlan(rule="segments", source=str(self.video_file(line).resolve()), bound=bound,
+                         frame_rate=FRAME_FPS if frames else None, first=1 if frames else 0,
+                         fps_rule=self.fps_rule, refuse_fps=REFUSE_FPS if self.fps_rule is None else "")
+
+    fps_rule: ClassVar[str | None] = None
+    refuses_fps: ClassVar[str | None] = REFUSE_FPS  # for a check before anything is asked (vlmkit.run.inputs)
+    vlmevalkit_rule: ClassVar[str] = ("vlmevalkit MVBench get_index: frame int(lo + seg / 2 + round(seg * k)), "
+                                      "seg = (hi - lo) / N, over [start, end] of the whole video")
+
     def build_prompt(self, line: dict[str, Any] | int) -> list[Any]:
         _, row = self._row(line)
-        user = [text_part(self.question_text(row)), video_part(self.clip(row)), text_part(ONLY_BEST),
-                text_part(ANSWER_START)]
+        video = self.prepared_video(row, shown=self.clip(row))
+        user = [video_part(video), text_part(self.question_text(row)), text_part(ONLY_BEST), text_part(ANSWER_START)]
         return [{"role": "system", "content": [text_part(SYSTEM)]}, {"role": "user", "content": user}]
 
     def _score(self, df: pd.DataFrame, *, judge: Judge | None) -> EvalResult:
@@ -197,6 +220,10 @@ class MVBenchMP4(MVBench):
     """MVBench_MP4: the `video` branch of OpenGVLab/MVBench, videos already cut to mp4 (module docstring)."""
 
     revision: ClassVar[str] = "video"
+    fps_rule: ClassVar[str | None] = "vlmevalkit"
+    refuses_fps: ClassVar[str | None] = None
+    vlmevalkit_rule: ClassVar[str] = ("vlmevalkit MVBench_MP4: frame int(seg / 2 + round(seg * k)), seg = (n - 1) / N; "
+                                      "fps: int(i * v / F)")
     layout: ClassVar[str] = "test.json and the mp4 videos under the folders its `root` names"
 
     def _read_table(self) -> pd.DataFrame:

@@ -7,7 +7,8 @@ VLMEvalKit writes into the snapshot on its first run (same rows, same order); `i
 Rows: `index` (0..n-1 in parquet order), `video`, `duration` (short/medium/long), `domain`, `sub_category`,
 `task_type`, `question`, `candidates` (a JSON list of `A. text` strings), `answer` (a letter), `question_id`.
 
-The prompt is VLMEvalKit's frames prompt: the video (the model samples its frames), then
+The prompt is VLMEvalKit's frames prompt: the video (the model samples its frames at its --nframe/--fps by
+VLMEvalKit's Video-MME rule, from the cache beside the video's frame plan: `SnapshotVideoDataset.prepared_video`), then
 "\\nThese are the frames of a video. Select the best answer ... Respond with only the letter (A, B, C, or D) of the
 correct option.\\n", then "Question: <question>\\n<candidates, one a line>\\nAnswer: ". VLMEvalKit's first part, the
 empty system text `SYS = ''`, is left out (it adds nothing, and some servers refuse an empty text part).
@@ -35,7 +36,7 @@ import pandas as pd
 from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.kinds.video_mcq import candidate_list, score_videomme
-from vlmkit.core.video import check_sampling, probe_video
+from vlmkit.core.video import check_sampling, frame_indices, probe_video
 
 from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
@@ -56,9 +57,11 @@ SUBTITLES_PROMPT = (
 _SRT_TIMES = re.compile(r"(\d+):(\d{1,2}):(\d{1,2})[,.](\d{1,3})\s*-->\s*(\d+):(\d{1,2}):(\d{1,2})[,.](\d{1,3})")
 COLUMNS = ("videoID", "duration", "domain", "sub_category", "task_type", "question", "options", "answer")
 NOTE_FRAMES = (
-    "frames are sampled by the model (--nframe/--fps; vlmkit's rule: the centre frame of N equal stretches), not "
-    "by VLMEvalKit's Video-MME rule (frame int(i * n / (N + 1)) for i = 1..N); VLMEvalKit's empty system text "
-    "part is left out"
+    "frames: VLMEvalKit's Video-MME rule (frame int(i * n / (N + 1)) for i = 1..N; at --fps F, int(n / v * F) "
+    "frames int(i * v / F) from frame 0), at the model's --nframe/--fps, for every model (VLMEvalKit gives a video "
+    "model the file and lets it sample); frames are read with opencv where VLMEvalKit uses decord (the same "
+    "indices; a container whose frame count the two read differently gives other indices) and saved as JPEG at "
+    "PIL's default quality, as VLMEvalKit saves them; VLMEvalKit's empty system text part is left out"
 )
 
 
@@ -81,14 +84,13 @@ def read_srt(path: Path) -> list[tuple[int, int, str]]:
     return cues
 
 
-def subtitle_frames(total: int, video_fps: float, nframe: int | None, fps: float | None) -> list[int]:
+def subtitle_frames(total: int, video_fps: float, nframe: int | None, fps: float | None,
+                    rule: str = "vlmevalkit") -> list[int]:
     """The frames VLMEvalKit's Video-MME samples (its `save_video_frames`), whose subtitle lines the prompt lists."""
-    if nframe is not None:
-        step = total / (nframe + 1)
-        return [int(i * step) for i in range(1, nframe + 1)]
-    required = int(total / video_fps * fps) if video_fps > 0 else 0
-    step = video_fps / fps
-    return [int(i * step) for i in range(required)]
+    if fps is not None and video_fps <= 0:
+        return []
+    return frame_indices(total, video_fps, nframe=nframe, fps=fps, rule=rule,
+                         fps_rule="centre" if rule == "centre" else "vlmevalkit")
 
 
 class VideoMME(SnapshotVideoDataset):
@@ -200,7 +202,8 @@ class VideoMME(SnapshotVideoDataset):
             return ""
         facts = probe_video(self.video_file({"video": video}))
         settings = self.subtitle_sampling or {}
-        frames = subtitle_frames(facts["total_frames"], facts["video_fps"], settings.get("nframe"), settings.get("fps"))
+        frames = subtitle_frames(facts["total_frames"], facts["video_fps"], settings.get("nframe"), settings.get("fps"),
+                                 self.sampler)
         cues = read_srt(path)
         lines = []
         for frame in frames:
@@ -216,7 +219,7 @@ class VideoMME(SnapshotVideoDataset):
             instruction = SUBTITLES_PROMPT.format(self._subtitles(str(row["video"])))
         else:
             instruction = FRAMES_PROMPT
-        return [video_part(self.video_file(row)), text_part(instruction), text_part(self.question_text(row))]
+        return [video_part(self.prepared_video(row)), text_part(instruction), text_part(self.question_text(row))]
 
     def _score(self, df: pd.DataFrame, *, judge: Judge | None) -> EvalResult:
         return score_videomme(df, judge=judge)

@@ -1,4 +1,4 @@
-"""Video benchmarks built from a Hugging Face dataset snapshot rather than one TSV (Video-MME, MVBench).
+"""Video benchmarks built from a Hugging Face dataset snapshot rather than one TSV (Video-MME, MVBench, LongVideoBench).
 
 VLMEvalKit downloads such a benchmark with `snapshot_download`, unpacks its zips inside the snapshot and writes a
 TSV there. vlmkit never downloads these (tens of GB): it reads a snapshot the user already has, from
@@ -16,12 +16,23 @@ the model samples its frames, by its `--nframe`/`--fps`), `evaluate(predictions,
 `notes`, `scorer_params()`, `image_paths(line)` (none: frames are the model's), `file_md5` (the MD5 of the table as
 TSV text, so a changed snapshot changes the journal's fingerprint). A subclass reads its table (`_read_table`),
 says where a row's video is (`video_file`), and builds the prompt and the score.
+
+Frames as VLMEvalKit samples them: the video part of a row names a file in the dataset's folder
+(`$LMUData/videos/<name>/`, `prepared_video`): a link to the snapshot's video (or the clip cut from it) with a frame
+plan beside it (`vlmkit.core.video.FramePlan`: VLMEvalKit's rule for this benchmark, the bound, the frame rate of
+frame folders). Every model that samples the file follows the plan, at its own --nframe/--fps, and reads the frames
+from the cache kept beside it (decoded once per video content and sampling, reused by every model and rerun).
+`sampler="centre"` (a dataset option) plans vlmkit's earlier centre-of-stretch rule instead; `info()["frames"]` says
+which rule and decoder were used.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -32,6 +43,7 @@ from vlmkit.core.cells import index_key
 from vlmkit.core.config import hf_hub_cache, lmu_data_root
 from vlmkit.judging import Judge
 from vlmkit.core.message import Part
+from vlmkit.core.video import FramePlan, write_plan
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.io.table import TableRows
@@ -77,7 +89,11 @@ class SnapshotVideoDataset(TableRows):
         md5: str | None = None,
         cache_dir: Path | str | None = None,
         hub_cache: Path | str | None = None,
+        sampler: str = "vlmevalkit",
     ) -> None:
+        if sampler not in ("vlmevalkit", "centre"):
+            raise DatasetError(f"{name}: sampler must be vlmevalkit or centre; got {sampler!r}")
+        self.sampler = sampler
         self.name = name
         self.root = Path(root).expanduser() if root is not None else lmu_data_root()
         self.progress = progress
@@ -118,6 +134,33 @@ class SnapshotVideoDataset(TableRows):
     def video_file(self, line: dict[str, Any]) -> Path:
         """Where a row's video (file, or frame folder) is in the snapshot."""
         raise NotImplementedError
+
+    def frame_plan(self, line: dict[str, Any]) -> FramePlan:
+        """How the frames of a row's video are sampled (VLMEvalKit's Video-MME rule unless a benchmark says more)."""
+        return FramePlan(source=str(self.video_file(line).resolve()))
+
+    def prepared_video(self, line: dict[str, Any], shown: Path | None = None) -> Path:
+        """The file the row's video part names, with its frame plan beside it (module docstring): a link, in the
+        dataset's folder, named by the plan, to `shown` (the file a model that takes the whole video gets: a clip
+        cut from the source), by default the source itself."""
+        plan = self.frame_plan(line)
+        target = shown if shown is not None else Path(plan.source) if plan.source else self.video_file(line)
+        if self.sampler == "centre":  # vlmkit's earlier rule, over the file a video model gets (a bounded clip)
+            plan = FramePlan(rule="centre", source=str(target.resolve()), fps_rule="centre")
+        ident = json.dumps([plan.to_json(), str(target.resolve())], sort_keys=True)
+        digest = hashlib.sha1(ident.encode()).hexdigest()[:10]
+        link = self.cache_dir / "links" / f"{target.stem[:60]}-{digest}{target.suffix}"
+        _link(target, link)
+        write_plan(link, plan)
+        return link
+
+    def frames_info(self) -> dict[str, Any]:
+        """What info() says of the frames: the rule, the decoder, where the cache is."""
+        sampler = ("centre: frame floor((k + 0.5) * n / N) of the file a video model gets" if self.sampler == "centre"
+                   else self.vlmevalkit_rule)
+        return {"sampler": sampler, "decoder": "opencv", "cache": str(self.cache_dir / "links" / ".frames")}
+
+    vlmevalkit_rule: ClassVar[str] = "vlmevalkit: frame int(i * n / (N + 1)), i = 1..N; fps: int(i * v / F)"
 
     def _check_videos(self) -> None:
         missing = [(pos, path) for pos, line in enumerate(self.data.to_dict("records"))
@@ -195,10 +238,32 @@ class SnapshotVideoDataset(TableRows):
             "md5_source": "table",  # the MD5 of the rows as TSV text (no TSV file is downloaded)
             "n_total": len(self),
             "clip_cache": str(self.cache_dir),
+            "frames": self.frames_info(),
             "scorer": self.scorer_params(),
             "scorer_reason": self.scorer_reason,
             "notes": list(self.notes),
         }
+
+
+def _link(source: Path, target: Path) -> None:
+    """target -> source: a symbolic link, else a hard link, else a copy (left alone when it already points there)."""
+    if target.is_symlink() and os.path.realpath(target) == os.path.realpath(source):
+        return
+    if target.exists() and not target.is_symlink() and target.stat().st_size == source.stat().st_size and \
+            target.stat().st_mtime_ns >= source.stat().st_mtime_ns:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.part-{os.getpid()}")
+    if partial.exists() or partial.is_symlink():
+        partial.unlink()
+    try:
+        partial.symlink_to(source.resolve(), target_is_directory=source.is_dir())
+    except OSError:
+        try:
+            os.link(source, partial)
+        except OSError:
+            shutil.copyfile(source, partial)
+    os.replace(partial, target)
 
 
 def text_part(value: str) -> Part:

@@ -114,10 +114,12 @@ def test_videomme_through_an_api_model(catalog: dict, lmu_root: Path, tmp_path: 
         assert [p["type"] for p in content] == ["image_url"] * 4 + ["text", "text"]
         question = row["question"] + "\n" + "\n".join(row["candidates"])
         assert [p["text"] for p in content[4:]] == [VIDEOMME_FRAMES, f"Question: {question}\nAnswer: "]
-    # 24 frames, 4 asked: the centre frames of 4 stretches, 3 9 15 21 (palette wraps at 16)
-    assert frame_colours(requests[2].body["messages"][0]["content"]) == [3, 9, 15, 5]
+    # 24 frames, 4 asked: VLMEvalKit's frames int(i * 24 / 5), i = 1..4: 4 9 14 19 (palette wraps at 16)
+    assert frame_colours(requests[2].body["messages"][0]["content"]) == [4, 9, 14, 3]
     results = results_of(work, "served", "Video-MME")
     assert results["status"] == "success" and results["dataset"]["kind"] == "video"
+    frames = results["dataset"]["frames"]  # the sampling rule and the decoder are in results.json
+    assert frames["sampler"].startswith("vlmevalkit") and frames["decoder"] == "opencv"
     assert results["model"]["settings"]["nframe"] == 4 and results["model"]["settings"]["fps"] is None
     scoring = results["scoring"]
     assert scoring["primary_metric"]["value"] == pytest.approx(0.6) and scoring["scale"]["scale"] == "fraction"
@@ -128,31 +130,34 @@ def test_videomme_through_an_api_model(catalog: dict, lmu_root: Path, tmp_path: 
     assert (work / "served" / "served_Video-MME_acc.csv").is_file()
 
 
-def test_mvbench_through_an_api_model_by_fps(catalog: dict, lmu_root: Path, tmp_path: Path):
+def test_mvbench_through_an_api_model(catalog: dict, lmu_root: Path, tmp_path: Path):
     snapshot = write_mvbench(tmp_path / "MVBench", MVBENCH_ITEMS)
     work = tmp_path / "out"
     with FaultServer(by_row(MVBENCH_REPLIES)) as server:
         code = run("--data", "MVBench", "--data-root", str(snapshot), "--model", "served", "--api-base",
-                   server.base_url, "--work-dir", str(work), "--fps", "4")
+                   server.base_url, "--work-dir", str(work), "--nframe", "4")
         requests = sorted(chat_requests(server.requests), key=row_of)
     assert code == 0 and len(requests) == 5
     for request in requests:
         system, user = request.body["messages"]
         assert system == {"role": "system", "content": MVBENCH_SYS}
         kinds = [p["type"] for p in user["content"]]
-        assert kinds[0] == "text" and kinds[-2:] == ["text", "text"] and set(kinds[1:-2]) == {"image_url"}
+        # VLMEvalKit's order: the frames, then the question, then the two closing texts
+        assert kinds[:4] == ["image_url"] * 4 and kinds[4:] == ["text"] * 3
         assert [p["text"] for p in user["content"][-2:]] == ["\nOnly give the best option.", "Best option:("]
-    # 4 frames per second of video: the bounded clip (9 frames at 8 fps, 1.125 s) gives 4 frames, all from
-    # seconds 1..2 of the source (frames 8..16); the frame folder clip ep1 (7 frames at 3 fps) gives 7 frames
+    # VLMEvalKit's get_index at N = 4, seg = (hi - lo) / 4, frames int(lo + seg / 2 + round(seg * k)):
+    # row 0, seconds 1..2 of a 32-frame 8 fps video: lo 8, hi 16, seg 2: frames 9 11 13 15
     first = requests[0].body["messages"][1]["content"]
-    assert first[0]["text"] == "Question: [0] What happened after?\nOptions:\n(A) sat\n(B) stood\n(C) ran"
-    assert set(frame_colours(first)) <= {8, 9, 10, 11, 12, 13, 14, 15, 0} and len(frame_colours(first)) == 4
-    assert frame_colours(requests[3].body["messages"][1]["content"]) == [2, 3, 4, 5, 6, 7, 8]
-    # a WebM video (MVBench's ssv2 clips) as it is: 4 s at 8 fps, 16 frames, the centre of each quarter second
-    assert frame_colours(requests[1].body["messages"][1]["content"]) == [(2 * i + 1) % 16 for i in range(16)]
+    assert first[4]["text"] == "Question: [0] What happened after?\nOptions:\n(A) sat\n(B) stood\n(C) ran"
+    assert frame_colours(first) == [9, 11, 13, 15]
+    # row 3, a frame folder of 12 files from 1 at 3 fps, seconds 1..3: lo 3, hi 9, seg 1.5: files 3 5 6 7 (colour k-1)
+    assert frame_colours(requests[3].body["messages"][1]["content"]) == [2, 4, 5, 6]
+    # row 1, a WebM video (MVBench's ssv2 clips) as it is, 32 frames: lo 0, hi 31, seg 7.75: frames 3 11 19 26
+    # (round(15.5) = 16, half to even)
+    assert frame_colours(requests[1].body["messages"][1]["content"]) == [3, 11, 3, 10]
     results = results_of(work, "served", "MVBench")
     assert results["status"] == "success"
-    assert results["model"]["settings"]["fps"] == 4.0 and results["model"]["settings"]["nframe"] is None
+    assert results["model"]["settings"]["nframe"] == 4 and results["model"]["settings"]["fps"] is None
     scoring = results["scoring"]
     assert scoring["scale"]["scale"] == "percent"
     assert scoring["metrics"] == pytest.approx({"Overall": 60.0, "Action Sequence": 100.0, "Action Antonym": 50.0,
@@ -162,7 +167,7 @@ def test_mvbench_through_an_api_model_by_fps(catalog: dict, lmu_root: Path, tmp_
     # a second run finds every answer journalled under the same prompts (the clips are reused): nothing is asked
     with FaultServer(by_row(MVBENCH_REPLIES)) as server:
         assert run("--data", "MVBench", "--data-root", str(snapshot), "--model", "served", "--api-base",
-                   server.base_url, "--work-dir", str(work), "--fps", "4") == 0
+                   server.base_url, "--work-dir", str(work), "--nframe", "4") == 0
         assert chat_requests(server.requests) == []
 
 

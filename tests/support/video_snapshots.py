@@ -145,7 +145,8 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
     """The smallest snapshot (one question) the video catalog class `target` ("module:Class") builds from, for tests
     that build every catalog row (pass it as data_root); None for a class that is not one of these."""
     module, name = target.rsplit(":", 1)
-    if module not in ("datasets_tsv.benchmarks.videomme", "datasets_tsv.benchmarks.mvbench"):
+    if module not in ("datasets_tsv.benchmarks.videomme", "datasets_tsv.benchmarks.mvbench",
+                      "datasets_tsv.benchmarks.longvideobench"):
         return None
     if name == "VideoMME":
         row = {"video": "one", "duration": "short", "domain": "Knowledge", "sub_category": "Astronomy",
@@ -154,6 +155,14 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
         return write_videomme(folder, [row])
     if name == "MVBench":
         return write_mvbench(folder, {"Action Antonym": [_ONE_QUESTION]})
+    if name == "LongVideoBench":
+        (folder / "videos").mkdir(parents=True, exist_ok=True)
+        (folder / "lvb_val.json").write_text(json.dumps([{
+            "video_id": "one", "video_path": "one.mp4", "question": "What happens?", "candidates": ["sitting", "running"],
+            "correct_choice": 1, "duration_group": 15, "question_category": "S2E",
+        }]))  # fmt: skip
+        write_clip(folder / "videos" / "one.mp4", frames=16)
+        return folder
     if name == "MVBenchMP4":
         return write_mvbench_mp4(folder, {"Action Count": [_ONE_QUESTION]}, {"Action Count": "perception/videos/"})
     return None

@@ -1,19 +1,40 @@
-"""Video frames sampled with opencv: evenly by count (`nframe`) or by time (`fps`), with their timestamps.
+"""Video frames: which frames a sampling rule picks, reading them (seeking, not decoding the whole file), and a
+decode-once cache of the frames a dataset's video gives.
 
-Sampling rule (one rule for both settings, so a frame always stands for the middle of the stretch it covers):
-the video is cut into n equal stretches and the frame at the centre of each is taken,
-``index_i = floor((i + 0.5) * total_frames / n)`` for i in 0..n-1.
-- ``nframe=N``: n = N. A video with fewer than N frames gives each of its frames once (never duplicates).
-- ``fps=F``: n = max(1, round(duration * F)) (one frame per 1/F seconds), at most the video's frame count.
-Exactly one of the two is given. Timestamps are ``index / video_fps`` seconds.
+Sampling rules (``frame_indices``), for a video of n frames at v frames per second; exactly one of ``nframe=N`` and
+``fps=F`` is given:
+- ``"vlmevalkit"`` (the default: VLMEvalKit's `VideoBaseDataset.save_video_frames` and Video-MME's, at e8e78f05):
+  nframe: ``step = n / (N + 1)``, frames ``int(i * step)`` for i = 1..N (frame 0 and the last frame are never
+  taken; a video shorter than N frames repeats frames, as VLMEvalKit does); fps: ``int(n / v * F)`` frames,
+  ``int(i * v / F)`` for i = 0, 1, ... (from frame 0; a video shorter than 1/F seconds gives none: an error).
+- ``"segments"`` (VLMEvalKit's MVBench `get_index` and MVBench_MP4 `get_index_by_frame`): frames are numbered
+  ``first .. first + n - 1`` (0 for a video file, 1 for MVBench's frame folders); a bound of seconds [s, e] at rate r
+  gives ``lo = max(first, round(s * r))``, ``hi = min(round(e * r), last)`` (no bound: lo = first, hi = last);
+  ``seg = (hi - lo) / N`` and frames ``int(lo + seg / 2 + round(seg * k))`` for k = 0..N-1 (round half to even, as
+  numpy's). fps: VLMEvalKit's MVBench refuses it (``fps_rule=None``); MVBench_MP4 uses the "vlmevalkit" fps rule.
+- ``"centre"`` (vlmkit's earlier rule, kept as an option): the centre of n' equal stretches,
+  ``floor((k + 0.5) * n / n')``, with n' = N, or ``round(n / v * F)``, at most n, never a frame twice.
 
-Frames come back as RGB PIL images (`sample_frames`), as JPEG data URLs (`frame_data_urls`, for APIs), or as JPEG
-files in a cache folder (`frame_files`). The cache folder defaults to ``<system temp>/vlmkit-frames`` (never the
-user's data folder); a video's frames live in a subfolder keyed by the file's real path, size, mtime and the
-sampling settings, so an edited video or other settings never reuse stale frames.
+Timestamps are ``index / v`` seconds. Frames come back as RGB PIL images (``sample_frames``), JPEG data URLs
+(``frame_data_urls``, for APIs) or JPEG files (``frame_files``).
+
+A dataset says how its videos are sampled with a *frame plan* (``FramePlan``), written as a small JSON file beside
+the video file the prompt names, ``<video>.frames.json`` (``write_plan``); every model that samples that file
+(``sample_frames``, ``frame_data_urls``: API, local and vLLM models, perf) then reads the plan: the rule, the file or
+frame folder the frames come from (a bounded MVBench row names its cut clip in the prompt, for ``video_url``, and
+reads its frames from the whole video with the bound, as VLMEvalKit's frame path does), the bound, the frame rate
+to assume (MVBench's frame folders 3, GIFs 25). A planned video's frames are decoded once and kept beside the plan,
+in ``<folder>/.frames/<name>-<key>/`` (``frame_<index>.jpg`` saved by PIL at its default JPEG quality, as
+VLMEvalKit saves its frames, plus ``frames.json`` written last); the key covers the source's real path, size and
+mtime (a frame folder: its file count and newest mtime), the plan, the sampling and the decoder, so an edited
+video or another setting never reuses stale frames. Every model, every rerun, reads the same cached files.
+
+Decoders: ``"opencv"`` (default; ``cv2.VideoCapture``, seeking with CAP_PROP_POS_FRAMES when the next wanted frame
+is more than 48 frames ahead, grabbing forward otherwise) and ``"pyav"`` (PyAV, when installed: seeks to the
+keyframe before each far frame and decodes forward). `tools/bench_video_decode.py` compares them.
 
 Only local files are sampled: a URL is a clear error (download it first, or send it as `video_url` to an API).
-A file opencv cannot open, or one with no decodable frame, raises `VideoError` naming the file.
+A file that cannot be opened, or one with no decodable frame, raises `VideoError` naming the file.
 """
 
 from __future__ import annotations
@@ -25,7 +46,7 @@ import math
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +57,53 @@ from vlmkit.core.files import write_bytes_atomic
 from vlmkit.core.media import MediaError, bytes_to_b64, resize_longest_side
 from vlmkit.core.message import is_url
 
-_SEEK_GAP = 48  # frames: closer targets are reached by grabbing forward, farther ones by seeking
+_SEEK_GAP = 48  # frames: closer targets are reached by decoding forward, farther ones by seeking
 _FRAMES_META = "frames.json"
+PLAN_SUFFIX = ".frames.json"
+RULES = ("vlmevalkit", "segments", "centre")
+DECODERS = ("opencv", "pyav")
+FRAME_FILE_SUFFIXES = (".jpg", ".jpeg", ".png")
+DEFAULT_NFRAME = 8  # frames per clip when neither --nframe nor --fps is given (VLMEvalKit's usual 8-frame setting)
 
 
 class VideoError(MediaError):
     """A video that cannot be sampled; the message names the file."""
+
+
+@dataclass(frozen=True)
+class FramePlan:
+    """How a dataset's video is sampled (module docstring). rule: one of RULES; source: the file or frame folder the
+    frames come from (None: the planned file itself); bound: seconds (start, end) ("segments"); frame_rate: the rate
+    to assume for the bound (None: the file's own); first: the number of the first frame (1 for frame folders);
+    fps_rule: how --fps samples ("vlmevalkit", "centre"), or None where the benchmark refuses fps."""
+
+    rule: str = "vlmevalkit"
+    source: str | None = None
+    bound: tuple[float, float] | None = None
+    frame_rate: float | None = None
+    first: int = 0
+    fps_rule: str | None = "vlmevalkit"
+    refuse_fps: str = ""  # the reason shown when fps_rule is None
+
+    def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"frame plan: unknown rule {self.rule!r} (expected one of {', '.join(RULES)})")
+        if self.fps_rule is not None and self.fps_rule not in RULES:
+            raise ValueError(f"frame plan: unknown fps rule {self.fps_rule!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["bound"] = list(self.bound) if self.bound is not None else None
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FramePlan:
+        bound = data.get("bound")
+        return cls(rule=str(data.get("rule", "vlmevalkit")), source=data.get("source"),
+                   bound=(float(bound[0]), float(bound[1])) if bound is not None else None,
+                   frame_rate=float(data["frame_rate"]) if data.get("frame_rate") is not None else None,
+                   first=int(data.get("first", 0)), fps_rule=data.get("fps_rule", "vlmevalkit"),
+                   refuse_fps=str(data.get("refuse_fps", "")))
 
 
 @dataclass
@@ -50,13 +112,13 @@ class SampledVideo:
 
     path: str
     frames: list[Image.Image]
-    indices: list[int]  # frame numbers in the video, increasing
+    indices: list[int]  # frame numbers in the source, in the order sent (non-decreasing)
     timestamps: list[float]  # seconds from the start, one per frame
-    video_fps: float  # the file's frame rate (0.0 when the container does not say)
+    video_fps: float  # the source's frame rate (0.0 when the container does not say)
     total_frames: int
     width: int
     height: int
-    settings: dict[str, Any] = field(default_factory=dict)  # {"nframe": N} or {"fps": F}
+    settings: dict[str, Any] = field(default_factory=dict)  # {"nframe": N} or {"fps": F}, plus rule and decoder
 
     @property
     def duration(self) -> float:
@@ -86,9 +148,6 @@ class SampledVideo:
         }
 
 
-DEFAULT_NFRAME = 8  # frames per clip when neither --nframe nor --fps is given (VLMEvalKit's usual 8-frame setting)
-
-
 def check_sampling(nframe: int | None, fps: float | None) -> dict[str, Any]:
     """{"nframe": N} or {"fps": F}; ValueError unless exactly one is given and it is positive."""
     if (nframe is None) == (fps is None):
@@ -102,20 +161,52 @@ def check_sampling(nframe: int | None, fps: float | None) -> dict[str, Any]:
     return {"fps": float(fps)}
 
 
-def frame_indices(total_frames: int, video_fps: float, *, nframe: int | None = None, fps: float | None = None) -> list[int]:
-    """The frame numbers the sampling rule picks (see the module docstring)."""
+# -- which frames -------------------------------------------------------------------------------------------------
+def frame_indices(total_frames: int, video_fps: float, *, nframe: int | None = None, fps: float | None = None,
+                  rule: str = "vlmevalkit", bound: tuple[float, float] | None = None, first: int = 0,
+                  fps_rule: str | None = "vlmevalkit", refuse_fps: str = "") -> list[int]:
+    """The frame numbers a rule picks, in the order they are sent (module docstring). ValueError for a sampling the
+    rule cannot do (fps without a frame rate, fps where the plan refuses it)."""
     settings = check_sampling(nframe, fps)
+    if rule not in RULES:
+        raise ValueError(f"unknown sampling rule {rule!r} (expected one of {', '.join(RULES)})")
     if total_frames < 1:
         return []
-    if "nframe" in settings:
-        n = min(settings["nframe"], total_frames)
-    else:
+    if "fps" in settings:
+        if fps_rule is None:
+            raise ValueError(refuse_fps or "this video is sampled by nframe only")
         if video_fps <= 0:
             raise ValueError("sampling by fps needs the video's frame rate, and this video does not state one")
-        n = min(total_frames, max(1, round(total_frames / video_fps * settings["fps"])))
-    return sorted({min(total_frames - 1, int((i + 0.5) * total_frames / n)) for i in range(n)})
+        rule = fps_rule
+    last = first + total_frames - 1
+    if rule == "centre":
+        if "nframe" in settings:
+            n = min(settings["nframe"], total_frames)
+        else:
+            n = min(total_frames, max(1, round(total_frames / video_fps * settings["fps"])))
+        return sorted({first + min(total_frames - 1, int((k + 0.5) * total_frames / n)) for k in range(n)})
+    if rule == "vlmevalkit" or "fps" in settings:
+        if "nframe" in settings:
+            step = total_frames / (settings["nframe"] + 1)
+            return [first + int(i * step) for i in range(1, settings["nframe"] + 1)]
+        required = int(total_frames / video_fps * settings["fps"])
+        step = video_fps / settings["fps"]
+        return [first + int(i * step) for i in range(required)]
+    # "segments": MVBench's get_index
+    if bound is None:  # VLMEvalKit's (-100000, 100000) seconds: every frame
+        lo, hi = first, last
+    else:
+        if video_fps <= 0:
+            raise ValueError(f"seconds {bound[0]:g}..{bound[1]:g} cannot be found: no frame rate is known")
+        lo, hi = max(first, round(bound[0] * video_fps)), min(round(bound[1] * video_fps), last)
+        if hi < lo:
+            raise ValueError(f"seconds {bound[0]:g}..{bound[1]:g} select no frame ({total_frames} frames at "
+                             f"{video_fps:g} fps)")
+    seg = float(hi - lo) / settings["nframe"]
+    return [int(lo + seg / 2 + np.round(seg * k)) for k in range(settings["nframe"])]
 
 
+# -- reading ------------------------------------------------------------------------------------------------------
 def _local_file(value: str | os.PathLike[str]) -> Path:
     text = os.fspath(value)
     if text.startswith("data:") or is_url(text):
@@ -145,28 +236,122 @@ def _count_frames(capture: Any) -> int:
     return count
 
 
-def _read_frames(capture: Any, indices: Sequence[int]) -> tuple[list[int], list[np.ndarray]]:
-    """(indices read, BGR frames), reading in order; stops early when the file ends before a wanted frame."""
+def _opencv_facts(path: Path) -> tuple[float, int]:
+    """(frame rate or 0.0, frame count) as opencv reports them, counted when the container does not say."""
     import cv2
 
-    got_indices: list[int] = []
-    frames: list[np.ndarray] = []
-    position = 0
-    for index in indices:
-        if index - position > _SEEK_GAP:
-            capture.set(cv2.CAP_PROP_POS_FRAMES, index)
-            position = index
-        while position < index:
-            if not capture.grab():
-                return got_indices, frames
+    capture = _open(path)
+    try:
+        fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
+        total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        if total <= 0:
+            total = _count_frames(capture)
+    finally:
+        capture.release()
+    return (fps if math.isfinite(fps) and fps > 0 else 0.0), total
+
+
+def _opencv_read(path: Path, wanted: Sequence[int]) -> dict[int, Image.Image]:
+    """{index: RGB image} for the wanted indices (increasing, unique), reading in order; stops at the file's end.
+    Each frame becomes a PIL image as it is read (no second copy of the frames is held)."""
+    import cv2
+
+    capture = _open(path)
+    out: dict[int, Image.Image] = {}
+    try:
+        position = 0
+        for index in wanted:
+            if index - position > _SEEK_GAP:
+                capture.set(cv2.CAP_PROP_POS_FRAMES, index)
+                position = index
+            while position < index:
+                if not capture.grab():
+                    return out
+                position += 1
+            ok, frame = capture.read()
+            if not ok or frame is None:
+                return out
             position += 1
-        ok, frame = capture.read()
-        if not ok or frame is None:
-            return got_indices, frames
-        position += 1
-        got_indices.append(index)
-        frames.append(frame)
-    return got_indices, frames
+            out[index] = Image.fromarray(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
+    finally:
+        capture.release()
+    return out
+
+
+def _pyav() -> Any:
+    try:
+        import av
+    except ImportError:
+        raise VideoError("decoder pyav: PyAV is not installed (pip install av), use decoder opencv") from None
+    return av
+
+
+def _pyav_facts(path: Path) -> tuple[float, int]:
+    av = _pyav()
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            rate = float(stream.average_rate or stream.guessed_rate or 0.0)
+            total = int(stream.frames or 0)
+            if total <= 0:
+                total = sum(1 for packet in container.demux(stream) if packet.size)
+    except (av.FFmpegError, IndexError) as exc:
+        raise VideoError(f"video {path}: PyAV cannot open it ({exc})") from None
+    return (rate if math.isfinite(rate) and rate > 0 else 0.0), total
+
+
+def _pyav_read(path: Path, wanted: Sequence[int], video_fps: float) -> dict[int, Image.Image]:
+    """As _opencv_read, with PyAV: a far frame is reached by seeking to the keyframe before it, then decoding."""
+    av = _pyav()
+    out: dict[int, Image.Image] = {}
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        base = float(stream.time_base)
+        start = stream.start_time or 0
+        frames = None
+        position = -1
+        for index in wanted:
+            if frames is None or (video_fps > 0 and index - position > _SEEK_GAP):
+                if frames is not None or index > 0:
+                    container.seek(start + int(index / video_fps / base), stream=stream, backward=True)
+                frames = container.decode(stream)
+                position = -1
+            for frame in frames:
+                position = round((frame.pts - start) * base * video_fps) if frame.pts is not None else position + 1
+                if position >= index:
+                    out[index] = frame.to_image()
+                    break
+            else:
+                return out
+    return out
+
+
+def _folder_frames(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in FRAME_FILE_SUFFIXES)
+
+
+def _source_facts(source: Path, decoder: str) -> tuple[float, int]:
+    if source.is_dir():
+        return 0.0, len(_folder_frames(source))
+    return _pyav_facts(source) if decoder == "pyav" else _opencv_facts(source)
+
+
+def _read(source: Path, wanted: Sequence[int], decoder: str, video_fps: float, first: int) -> dict[int, Image.Image]:
+    if source.is_dir():  # numbered frame files: `{index:05d}.jpg` as VLMEvalKit opens them, else by position
+        files = _folder_frames(source)
+        out = {}
+        for index in wanted:
+            named = source / f"{index:05d}.jpg"
+            file = named if named.is_file() else files[index - first] if 0 <= index - first < len(files) else None
+            if file is None:
+                break
+            with Image.open(file) as image:
+                out[index] = image.convert("RGB")
+        return out
+    if decoder == "pyav":
+        return _pyav_read(source, wanted, video_fps)
+    return _opencv_read(source, wanted)
 
 
 def probe_video(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -191,51 +376,141 @@ def probe_video(path: str | os.PathLike[str]) -> dict[str, Any]:
         capture.release()
 
 
-def sample_frames(path: str | os.PathLike[str], *, nframe: int | None = None, fps: float | None = None) -> SampledVideo:
-    """Frames of a local video as RGB PIL images, chosen by `nframe` or `fps` (exactly one)."""
-    import cv2
+# -- frame plans --------------------------------------------------------------------------------------------------
+def plan_file(video: str | os.PathLike[str]) -> Path:
+    """Where the frame plan of a video file lives: beside it, `<video>.frames.json`."""
+    path = Path(video)
+    return path.with_name(path.name + PLAN_SUFFIX)
 
-    settings = check_sampling(nframe, fps)
-    file = _local_file(path)
-    capture = _open(file)
+
+def write_plan(video: str | os.PathLike[str], plan: FramePlan) -> Path:
+    """Write (or leave, when equal) the frame plan beside `video`; its path."""
+    target = plan_file(video)
+    text = json.dumps(plan.to_json(), sort_keys=True)
+    if not (target.is_file() and target.read_text(encoding="utf-8") == text):
+        write_bytes_atomic(target, text.encode("utf-8"))
+    return target
+
+
+def read_plan(video: str | os.PathLike[str]) -> FramePlan | None:
+    """The frame plan beside a video file, or None; VideoError naming the file when it is not a plan."""
+    target = plan_file(video)
+    if not target.is_file():
+        return None
     try:
-        video_fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
-        video_fps = video_fps if math.isfinite(video_fps) and video_fps > 0 else 0.0
-        total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-        if total <= 0:
-            total = _count_frames(capture)
-            capture.release()
-            capture = _open(file)
+        return FramePlan.from_json(json.loads(target.read_text(encoding="utf-8")))
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise VideoError(f"frame plan {target}: not a plan ({exc}); delete it to sample the video plainly") from None
+
+
+# -- sampling -----------------------------------------------------------------------------------------------------
+def _sample(file: Path, plan: FramePlan, settings: dict[str, Any], decoder: str) -> SampledVideo:
+    source = Path(plan.source) if plan.source else file
+    if not source.exists():
+        raise VideoError(f"video {file}: its frames come from {source}, which is missing")
+    file_fps, total = _source_facts(source, decoder)
+    rate = plan.frame_rate or file_fps
+    try:
+        indices = frame_indices(total, rate, rule=plan.rule, bound=plan.bound, first=plan.first,
+                                fps_rule=plan.fps_rule, refuse_fps=plan.refuse_fps, **settings)
+    except ValueError as exc:
+        raise VideoError(f"video {source}: {exc}") from None
+    if not indices:
+        raise VideoError(f"video {source}: {settings} selects no frame ({total} frames at {rate:g} fps)")
+    wanted = sorted(set(indices))
+    frames = _read(source, wanted, decoder, rate, plan.first)
+    if len(frames) < len(wanted) and frames and not source.is_dir() and decoder == "opencv":
+        # the container over-stated its frame count: count what is really there and sample again
+        capture = _open(source)
         try:
-            indices = frame_indices(total, video_fps, **settings)
-        except ValueError as exc:
-            raise VideoError(f"video {file}: {exc}") from None
-        got, bgr = _read_frames(capture, indices)
-        if len(got) < len(indices) and got:
-            # The container over-stated its frame count: count what is really there and sample again.
-            capture.release()
-            capture = _open(file)
             total = _count_frames(capture)
+        finally:
             capture.release()
-            capture = _open(file)
-            got, bgr = _read_frames(capture, frame_indices(total, video_fps, **settings))
-    finally:
-        capture.release()
-    if not bgr:
-        raise VideoError(f"video {file}: no frame could be decoded")
-    frames = [Image.fromarray(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)) for frame in bgr]
-    timestamps = [i / video_fps if video_fps > 0 else 0.0 for i in got]
+        try:
+            indices = frame_indices(total, rate, rule=plan.rule, bound=plan.bound, first=plan.first,
+                                    fps_rule=plan.fps_rule, refuse_fps=plan.refuse_fps, **settings)
+        except ValueError as exc:
+            raise VideoError(f"video {source}: {exc}") from None
+        frames = _read(source, sorted(set(indices)), decoder, rate, plan.first)
+    indices = [i for i in indices if i in frames]
+    if not indices:
+        raise VideoError(f"video {source}: no frame could be decoded")
+    images = [frames[i] for i in indices]  # a frame sent twice is one image
     return SampledVideo(
-        path=str(file),
-        frames=frames,
-        indices=got,
-        timestamps=timestamps,
-        video_fps=video_fps,
-        total_frames=total,
-        width=frames[0].width,
-        height=frames[0].height,
-        settings=settings,
-    )
+        path=str(file), frames=images, indices=indices,
+        timestamps=[(i - plan.first) / rate if rate > 0 else 0.0 for i in indices], video_fps=rate,
+        total_frames=total, width=images[0].width, height=images[0].height,
+        settings={**settings, "rule": plan.rule, "decoder": decoder,
+                  **({"source": str(source)} if plan.source else {})},
+    )  # fmt: skip
+
+
+def _stamp(source: Path) -> list[Any]:
+    if source.is_dir():
+        files = _folder_frames(source)
+        return [len(files), max((p.stat().st_mtime_ns for p in files), default=0)]
+    stat = source.stat()
+    return [stat.st_size, stat.st_mtime_ns]
+
+
+def _cache_folder(file: Path, plan: FramePlan, settings: dict[str, Any], decoder: str) -> Path:
+    source = Path(plan.source) if plan.source else file
+    ident = json.dumps([str(source.resolve()), _stamp(source), plan.to_json(), settings, decoder], sort_keys=True)
+    key = hashlib.sha1(ident.encode()).hexdigest()[:16]
+    return file.parent / ".frames" / f"{file.name[:60]}-{key}"
+
+
+def _cached(file: Path, plan: FramePlan, settings: dict[str, Any], decoder: str) -> SampledVideo:
+    """The planned video's frames from its cache beside the plan, decoded and saved there first when missing."""
+    if plan.source and not Path(plan.source).exists():
+        raise VideoError(f"video {file}: its frames come from {plan.source}, which is missing")
+    folder = _cache_folder(file, plan, settings, decoder)
+    meta_file = folder / _FRAMES_META
+    meta = None
+    if meta_file.is_file():
+        try:
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            if not all((folder / name).is_file() for name in meta["files"]):
+                meta = None
+        except (ValueError, KeyError, TypeError):
+            meta = None
+    if meta is None:
+        video = _sample(file, plan, settings, decoder)
+        names = []
+        for position, (index, frame) in enumerate(zip(video.indices, video.frames)):
+            name = f"frame_{position:04d}_{index:07d}.jpg"
+            buffer = io.BytesIO()
+            frame.save(buffer, format="JPEG")  # PIL's default quality, as VLMEvalKit's `im.save(path.jpg)`
+            write_bytes_atomic(folder / name, buffer.getvalue())
+            names.append(name)
+        meta = {**video.metadata(), "files": names}
+        write_bytes_atomic(meta_file, json.dumps(meta, indent=1).encode())
+        del video  # the frames are read back from the files: every model sees the same pixels
+    frames = []
+    for name in meta["files"]:
+        with Image.open(folder / name) as image:
+            frames.append(image.convert("RGB"))
+    known = {"path", "video_fps", "total_frames", "duration", "width", "height", "indices", "timestamps", "files"}
+    return SampledVideo(
+        path=str(file), frames=frames, indices=list(meta["indices"]), timestamps=list(meta["timestamps"]),
+        video_fps=float(meta["video_fps"]), total_frames=int(meta["total_frames"]), width=int(meta["width"]),
+        height=int(meta["height"]), settings={k: v for k, v in meta.items() if k not in known},
+    )  # fmt: skip
+
+
+def sample_frames(path: str | os.PathLike[str], *, nframe: int | None = None, fps: float | None = None,
+                  rule: str = "vlmevalkit", decoder: str = "opencv") -> SampledVideo:
+    """Frames of a local video as RGB PIL images, chosen by `nframe` or `fps` (exactly one). A video with a frame
+    plan beside it is sampled as the plan says, through its cache (module docstring); `rule` applies to others."""
+    settings = check_sampling(nframe, fps)
+    if decoder not in DECODERS:
+        raise ValueError(f"unknown decoder {decoder!r} (expected one of {', '.join(DECODERS)})")
+    file = _local_file(path)
+    plan = read_plan(file)
+    if plan is not None:
+        return _cached(file, plan, settings, decoder)
+    return _sample(file, FramePlan(rule=rule, fps_rule="centre" if rule == "centre" else "vlmevalkit"), settings,
+                   decoder)
 
 
 def _jpeg(image: Image.Image, quality: int) -> bytes:
@@ -252,7 +527,7 @@ def frame_data_urls(
     max_side: int | None = None,
     quality: int = 90,
 ) -> list[str]:
-    """The sampled frames as JPEG data URLs, in time order (shrunk to `max_side` when that is set)."""
+    """The sampled frames as JPEG data URLs, in the order sampled (shrunk to `max_side` when that is set)."""
     video = sample_frames(path, nframe=nframe, fps=fps)
     frames = [resize_longest_side(f, max_side) if max_side else f for f in video.frames]
     return ["data:image/jpeg;base64," + bytes_to_b64(_jpeg(f, quality)) for f in frames]
@@ -284,7 +559,9 @@ def frame_files(
     settings = check_sampling(nframe, fps)
     file = _local_file(path)
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    folder = folder / f"{file.stem[:40]}-{_cache_key(file, settings, quality)}"
+    plan = read_plan(file)
+    ident = {**settings, "plan": plan.to_json()} if plan is not None else settings
+    folder = folder / f"{file.stem[:40]}-{_cache_key(file, ident, quality)}"
     meta_file = folder / _FRAMES_META
     if meta_file.is_file():
         try:
@@ -299,7 +576,8 @@ def frame_files(
     for index, frame in zip(video.indices, video.frames):
         target = folder / f"frame_{index:07d}.jpg"
         write_bytes_atomic(target, _jpeg(frame, quality))
-        paths.append(target)
+        if target not in paths:
+            paths.append(target)
     meta = {**video.metadata(), "files": [p.name for p in paths]}
     write_bytes_atomic(meta_file, json.dumps(meta, indent=1).encode())
     return paths

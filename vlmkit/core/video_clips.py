@@ -1,8 +1,9 @@
 """Video files made from other video material, for benchmarks whose rows point at part of a video or at frames.
 
 Some benchmarks (MVBench) ask about seconds [start, end] of a longer video, keep a clip as a folder of numbered
-JPEG frames, or ship GIFs. The model side of vlmkit takes one `video` part and samples its frames itself
-(`vlmkit.core.video`), so such a row is turned into an ordinary mp4 file first, once, and the file is reused:
+JPEG frames, or ship GIFs. A model that takes the whole video (`video_url`) gets an ordinary mp4 file made from such
+a row, once, and reused, as VLMEvalKit gives its video models a cut clip (the frames a model samples come from the
+whole source with the bound, by the row's frame plan: `vlmkit.core.video.FramePlan`):
 
 - `clip_file(source, start=, end=)`: the frames of `source` whose numbers fall in
   ``[round(start * fps), min(round(end * fps), last frame)]`` (VLMEvalKit's MVBench bound rule), at the source's

@@ -23,7 +23,7 @@ from tests.support.video_snapshots import (
 )
 from vlmkit.judging import FunctionJudge
 from vlmkit.scoring.kinds.video_mcq import mvbench_first_word, videomme_letter
-from vlmkit.core.video import sample_frames
+from vlmkit.core.video import read_plan, sample_frames
 
 # VLMEvalKit's texts, as its source writes them (vlmeval/dataset/videomme.py, mvbench.py)
 VIDEOMME_FRAMES = """
@@ -100,7 +100,12 @@ def test_videomme_rows_and_vlmevalkit_prompt(videomme: VideoMME, tmp_path: Path)
     assert videomme.data["index"].tolist() == [0, 1, 2, 3, 4]
     assert videomme.info()["table_source"] == "Video-MME.tsv"
     parts = videomme.build_prompt(2)
-    assert parts[0] == {"type": "video", "value": str(tmp_path / "vm" / "video" / "vid_m.mp4")}
+    # the video part names a link in the dataset's folder to the snapshot's video, with its frame plan beside it
+    assert parts[0]["type"] == "video"
+    link = Path(parts[0]["value"])
+    assert link.parent == tmp_path / "lmu" / "videos" / "Video-MME" / "links"
+    assert link.resolve() == (tmp_path / "vm" / "video" / "vid_m.mp4").resolve()
+    assert read_plan(link).rule == "vlmevalkit"
     assert [p["value"] for p in parts[1:]] == [
         VIDEOMME_FRAMES, "Question: [2] How many goals?\nA. red\nB. green\nC. blue\nD. white\nAnswer: "
     ]
@@ -187,41 +192,44 @@ def test_mvbench_rows_and_vlmevalkit_prompt(mvbench: MVBench, tmp_path: Path):
     system, user = mvbench.build_prompt(1)
     assert system == {"role": "system", "content": [{"type": "text", "value": MVBENCH_SYS}]}
     assert user["role"] == "user"
-    assert [p["type"] for p in user["content"]] == ["text", "video", "text", "text"]
-    assert user["content"][0]["value"] == "Question: [1] What is the action?\nOptions:\n(A) pushing\n(B) pulling"
-    assert user["content"][1]["value"] == str(tmp_path / "mv" / "video" / "ssv2_video" / "ant1.webm")
+    assert [p["type"] for p in user["content"]] == ["video", "text", "text", "text"]  # frames, then the question
+    assert user["content"][1]["value"] == "Question: [1] What is the action?\nOptions:\n(A) pushing\n(B) pulling"
+    video = Path(user["content"][0]["value"])
+    assert video.resolve() == (tmp_path / "mv" / "video" / "ssv2_video" / "ant1.webm").resolve()
+    assert read_plan(video).rule == "segments" and read_plan(video).fps_rule is None
     assert [p["value"] for p in user["content"][2:]] == ["\nOnly give the best option.", "Best option:("]
 
 
 def test_mvbench_bounded_and_frame_folder_clips(mvbench: MVBench, tmp_path: Path):
     # Action Sequence: seconds 1..2 of a 32-frame 8 fps video = frames 8..16
-    clip = clip_of_row_0 = mvbench.build_prompt(0)[1]["content"][1]["value"]
-    assert Path(clip).is_relative_to(tmp_path / "lmu" / "videos" / "MVBench")
-    video = sample_frames(clip, nframe=100)
+    clip_of_row_0 = mvbench.build_prompt(0)[1]["content"][0]["value"]
+    clip = Path(clip_of_row_0).resolve()  # the link names the cut clip a model given the whole video gets
+    assert clip.is_relative_to(tmp_path / "lmu" / "videos" / "MVBench")
+    video = sample_frames(clip, nframe=9)
     assert video.total_frames == 9 and video.video_fps == pytest.approx(8.0)
     assert [nearest_frame(np.asarray(f).mean(axis=(0, 1))) for f in video.frames] == [i % 16 for i in range(8, 17)]
     # Episodic Reasoning: frames 00003.jpg..00009.jpg (seconds 1..3 at 3 fps, numbered from 1) at 3 fps
-    clip = mvbench.build_prompt(3)[1]["content"][1]["value"]
-    video = sample_frames(clip, nframe=100)
+    clip = Path(mvbench.build_prompt(3)[1]["content"][0]["value"]).resolve()
+    video = sample_frames(clip, nframe=7)
     assert video.video_fps == pytest.approx(3.0)
     assert [nearest_frame(np.asarray(f).mean(axis=(0, 1))) for f in video.frames] == list(range(2, 9))
     # end past the folder's last frame: frames 1..12
-    assert sample_frames(mvbench.build_prompt(4)[1]["content"][1]["value"], nframe=100).total_frames == 12
+    assert sample_frames(Path(mvbench.build_prompt(4)[1]["content"][0]["value"]).resolve(), nframe=3).total_frames == 12
     # built again, row 0 is the prompt written out by hand, and its clip is the one cut above, not cut again
     first = Path(clip_of_row_0)
-    made = first.stat()
+    made = first.resolve().stat()
     system, user = mvbench.build_prompt(0)
     assert system == {"role": "system", "content": [{"type": "text", "value": MVBENCH_SYS}]}
     assert user == {"role": "user", "content": [
-        {"type": "text", "value": "Question: [0] What happened after?\nOptions:\n(A) sat\n(B) stood\n(C) ran"},
         {"type": "video", "value": str(first)},
+        {"type": "text", "value": "Question: [0] What happened after?\nOptions:\n(A) sat\n(B) stood\n(C) ran"},
         {"type": "text", "value": "\nOnly give the best option."},
         {"type": "text", "value": "Best option:("},
     ]}
-    again = first.stat()
+    again = first.resolve().stat()
     assert (again.st_ino, again.st_mtime_ns, again.st_size) == (made.st_ino, made.st_mtime_ns, made.st_size)
-    clips = sorted((tmp_path / "lmu" / "videos" / "MVBench").rglob("*.mp4"))
-    assert len(clips) == 3 and first in clips  # rows 0, 3 and 4: one clip each, none made twice
+    clips = sorted(p for p in (tmp_path / "lmu" / "videos" / "MVBench").rglob("*.mp4") if "links" not in p.parts)
+    assert len(clips) == 3 and first.resolve() in clips  # rows 0, 3 and 4: one clip each, none made twice
 
 
 def test_mvbench_score_by_hand(mvbench: MVBench):
@@ -271,7 +279,7 @@ def test_mvbench_finds_the_data0613_supplement(tmp_path: Path):
     moved.parent.mkdir(parents=True)
     (tmp_path / "mv" / "video" / "ssv2_video" / "ant2.mp4").rename(moved)
     dataset = MVBench("MVBench", data_root=tmp_path / "mv", root=tmp_path)
-    assert dataset.build_prompt(2)[1]["content"][1]["value"] == str(moved)
+    assert Path(dataset.build_prompt(2)[1]["content"][0]["value"]).resolve() == moved.resolve()
 
 
 def test_mvbench_mp4_branch(tmp_path: Path):
@@ -280,7 +288,9 @@ def test_mvbench_mp4_branch(tmp_path: Path):
     dataset = MVBenchMP4("MVBench_MP4", data_root=tmp_path / "mp4", root=tmp_path)
     assert dataset.data["task_type"].tolist() == ["Action Count", "Action Count", "Moving Count"]
     # no bound in this branch: the video is the snapshot's own file
-    assert dataset.build_prompt(2)[1]["content"][1]["value"] == str(tmp_path / "mp4" / "clevrer" / "seq1.mp4")
+    video = Path(dataset.build_prompt(2)[1]["content"][0]["value"])
+    assert video.resolve() == (tmp_path / "mp4" / "clevrer" / "seq1.mp4").resolve()
+    assert read_plan(video).fps_rule == "vlmevalkit"  # MVBench_MP4 takes --fps
     result = dataset.evaluate(predictions(dataset, ["(B) pulling", "(A) opening", "(B) stood"]))
     assert result.metrics == pytest.approx({"Overall": 200 / 3, "Action Count": 100.0, "Moving Count": 0.0})
     assert json.loads(dataset.data["candidates"].iloc[2]) == ["sat", "stood", "ran"]
@@ -343,7 +353,7 @@ def test_a_gif_becomes_an_mp4_and_an_empty_bound_is_an_error(tmp_path: Path):
     frames[0].save(tmp_path / "a.gif", save_all=True, append_images=frames[1:], duration=100, loop=0)
     out = clip_file(tmp_path / "a.gif", cache_dir=tmp_path / "cache")
     assert out.suffix == ".mp4" and out.parent == tmp_path / "cache"
-    video = sample_frames(out, nframe=100)
+    video = sample_frames(out, nframe=10)
     assert video.total_frames == 10 and video.video_fps == pytest.approx(10.0)
     assert [nearest_frame(np.asarray(f).mean(axis=(0, 1))) for f in video.frames] == [3, 1] * 5  # blue, red
     with pytest.raises(VideoError, match=r"a\.gif: seconds 5\.0\.\.6\.0 select no frame"):

@@ -57,7 +57,7 @@ def test_frames_mode_sends_n_image_parts_in_order(media: dict[str, Path]) -> Non
     body, model = _sent(["Before the video.", str(media["video"]), "What happens?"], nframe=4)
     content = body["messages"][0]["content"]
     assert [p["type"] for p in content] == ["text", "image_url", "image_url", "image_url", "image_url", "text"]
-    assert [_frame_of(p)[0] for p in content[1:5]] == [2, 6, 10, 14]  # evenly spaced, in time order
+    assert [_frame_of(p)[0] for p in content[1:5]] == [3, 6, 9, 12]  # VLMEvalKit's frames int(i * 16 / 5), in time order
     assert content[0]["text"] == "Before the video." and content[-1]["text"] == "What happens?"
     settings = model.settings()
     assert (settings["video_mode"], settings["nframe"], settings["fps"]) == ("frames", 4, None)
@@ -66,7 +66,7 @@ def test_frames_mode_sends_n_image_parts_in_order(media: dict[str, Path]) -> Non
 def test_frames_mode_by_fps_and_img_max_side(media: dict[str, Path]) -> None:
     body, model = _sent([str(media["video"]), "What happens?"], fps=1.0, img_max_side=32)
     frames = [_frame_of(p) for p in body["messages"][0]["content"] if p["type"] == "image_url"]
-    assert frames == [(4, (32, 24)), (12, (32, 24))]  # one frame per second of the 2 s clip, shrunk
+    assert frames == [(0, (32, 24)), (8, (32, 24))]  # int(2 s * 1) = 2 frames from frame 0, every 8th, shrunk
     assert (model.settings()["nframe"], model.settings()["fps"]) == (None, 1.0)  # fps replaces nframe
 
 

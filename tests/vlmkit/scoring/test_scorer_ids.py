@@ -27,6 +27,7 @@ CATALOG_KINDS = {
     "spatial_mcq": "mcq", "regex_mcq": "mcq", "videomme": "video", "mvbench": "video",
     "vmcbench": "mcq", "crpe": "vqa", "naturalbench": "mcq", "tablevqa": "vqa", "vlmblind": "mcq", "grounding": "vqa",
     "caption": "caption", "tallyqa": "vqa", "countbench": "vqa", "zerobench": "vqa", "mtvqa": "vqa",
+    "longvideobench": "video",
 }  # fmt: skip
 # results.json scorer -> scale before the table (vlmkit/scoring/scales._BY_SCORER and its special cases).
 F, P, PTS = Scale(FRACTION), Scale(PERCENT), Scale(POINTS)

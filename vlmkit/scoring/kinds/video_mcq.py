@@ -1,4 +1,5 @@
-"""Scoring of the video MCQ benchmarks VLMEvalKit builds from snapshots: Video-MME and MVBench (and MVBench_MP4).
+"""Scoring of the video MCQ benchmarks VLMEvalKit builds from snapshots: Video-MME, MVBench (and MVBench_MP4) and
+LongVideoBench (`score_longvideobench`: Video-MME's letter rule over A-E, figures per duration group and category).
 
 Video-MME (VLMEvalKit `VideoMME.evaluate`, `utils/videomme.py`):
 - the reply's letter is `extract_characters_regex`: answer prefixes removed ("The best answer is", ...), then the
@@ -62,7 +63,7 @@ from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 __all__ = [
     "DURATIONS", "VIDEOMME_GROUPS", "candidate_list", "candidate_options", "mvbench_first_word", "mvbench_target",
-    "score_mvbench", "score_videomme",
+    "score_longvideobench", "score_mvbench", "score_videomme",
     "videomme_letter",
 ]  # fmt: skip
 
@@ -104,12 +105,13 @@ NOTE_FAILED = "a failed inference is a miss (MVBench's rating in VLMEvalKit coun
 
 
 # --- Video-MME -------------------------------------------------------------------------------------------------
-def videomme_letter(prediction: str) -> str | None:
-    """VLMEvalKit's `extract_characters_regex` with every listed prefix removed: A-D, or None."""
+def videomme_letter(prediction: str, letters: str = "ABCD") -> str | None:
+    """VLMEvalKit's `extract_characters_regex` with every listed prefix removed: the first of `letters` (A-D for
+    Video-MME, A-E for LongVideoBench), or None."""
     text = prediction.strip()
     for prefix in VIDEOMME_PREFIXES:
         text = text.replace(prefix, "")
-    match = _ABCD.search(text)
+    match = (_ABCD if letters == "ABCD" else re.compile(f"[{letters}]")).search(text)
     if match is None:  # (VLMEvalKit's "more than 10 words and no A-D" test gives the same answer)
         return None
     return match.group(0)
@@ -216,16 +218,17 @@ def _videomme_figures(records: list[dict[str, Any]], hits: Sequence[bool]
     return metrics, table_rows, frame
 
 
-def vlmevalkit_videomme_letter(text: str) -> str | None:
-    """VLMEvalKit's Video-MME `extract_characters_regex` as it is (its prefix list with the two missing commas)."""
+def vlmevalkit_videomme_letter(text: str, letters: str = "ABCD") -> str | None:
+    """VLMEvalKit's Video-MME `extract_characters_regex` as it is (its prefix list with the two missing commas);
+    LongVideoBench's copy reads A-E."""
     s = text.strip()
     for prefix in VLMEVALKIT_VIDEOMME_PREFIXES:
         s = s.replace(prefix, "")
-    match = _ABCD.search(s)
+    match = (_ABCD if letters == "ABCD" else re.compile(f"[{letters}]")).search(s)
     return match.group(0) if match else None
 
 
-def _videomme_vlmevalkit(records: list[dict[str, Any]], failed: list[bool]
+def _videomme_vlmevalkit(records: list[dict[str, Any]], failed: list[bool], letters: str = "ABCD"
                          ) -> tuple[list[str | None], list[bool], list[Any], list[int]]:
     """VLMEvalKit's reading of every row (its rule on the reply its xlsx round trip gives back; where that reads
     nothing, `extract_option`: options from the question's lines, none in Video-MME's questions, so can_infer and its
@@ -242,7 +245,7 @@ def _videomme_vlmevalkit(records: list[dict[str, Any]], failed: list[bool]
             if is_nan_cell(cell) and str(row["prediction"]) != "nan":
                 nan_rows.append(row["index"])
             text = str(cell)
-            letter = vlmevalkit_videomme_letter(text)
+            letter = vlmevalkit_videomme_letter(text, letters)
             if letter is None:
                 choices = _question_options(str(row["question"]))
                 if choices:
@@ -262,6 +265,79 @@ def _question_options(question: str) -> dict[str, str]:
         if found >= 0:
             out[chr(ord("A") + pos)] = line[found + len(tag):].strip(". \n")
     return out
+
+
+# --- LongVideoBench ----------------------------------------------------------------------------------------------
+LONGVIDEOBENCH_GROUPS = ("duration_group", "question_category")
+
+
+def score_longvideobench(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalResult:
+    """LongVideoBench predictions -> EvalResult. VLMEvalKit's `LongVideoBench.evaluate` (utils/longvideobench.py at
+    e8e78f05): the letter is Video-MME's rule over A-E (its prefix list with the same two missing commas); a reply no
+    rule reads goes to the judge when there is one (VLMEvalKit's `extract_option` finds no options in the stored
+    question, as for Video-MME: a miss there). Figures are fractions: `Overall`, per duration group
+    (`duration_group: 15`, ...) and per question category, VLMEvalKit's get_dimension_rating printed with 3
+    decimals in its figure. Columns: index, prediction, answer (a letter), question, candidates (a list of texts),
+    duration_group, question_category."""
+    what = "LongVideoBench"
+    records, _ = keyed_records(df, ("index", "prediction", "answer", "question", "candidates",
+                                    *LONGVIDEOBENCH_GROUPS), what)
+    n = len(records)
+    letters: list[str | None] = [None] * n
+    methods = [INFERENCE_ERROR] * n
+    replies: list[str | None] = [None] * n
+    for i, row in enumerate(records):
+        if not is_missing(row["prediction"]):
+            letters[i] = videomme_letter(str(row["prediction"]), "ABCDE")
+            methods[i] = RULE if letters[i] is not None else UNPARSED
+    options = [
+        {chr(ord("A") + p): c for p, c in enumerate(candidate_list(row["candidates"],
+                                                                   f"{what}: row index {row['index']}, field `candidates`"))}
+        for row in records
+    ]  # fmt: skip
+    ask = [i for i in range(n) if methods[i] == UNPARSED]
+    if judge is not None and ask:
+        for i, verdict in _ask(judge, records, options, ask).items():
+            methods[i], letters[i], replies[i] = verdict.method, verdict.value, verdict.reply
+    hits = np.array([letters[i] is not None and letters[i] == str(records[i]["answer"]).strip() for i in range(n)])
+    theirs, their_hits, nan_rows, _ = _videomme_vlmevalkit(records, [m == INFERENCE_ERROR for m in methods], "ABCDE")
+    metrics = _grouped_means(records, hits, LONGVIDEOBENCH_GROUPS)
+    figure = VlmevalkitFigure(
+        metrics={k: round(v, 3) for k, v in _grouped_means(records, their_hits, LONGVIDEOBENCH_GROUPS).items()},
+        primary="Overall",
+        differing=[
+            ReadingDifference(row["index"], ours, their, float(hit), float(their_hit))
+            for row, ours, their, hit, their_hit, method in zip(records, letters, theirs, hits, their_hits, methods)
+            if method != INFERENCE_ERROR and (ours != their or bool(hit) != bool(their_hit))
+        ],
+        notes=["VLMEvalKit prints LongVideoBench's figures rounded to 3 decimals; so does this figure",
+               NOTE_VIDEOMME_THEIR_JUDGE.replace("a Video-MME question", "the stored LongVideoBench question")],
+    )  # fmt: skip
+    per_sample = pd.DataFrame({
+        "index": [row["index"] for row in records], "extracted": letters, "hit": hits, "method": methods,
+        "judge": replies, "vlmevalkit": pd.Series(theirs, dtype=object), "vlmevalkit_hit": their_hits,
+    })  # fmt: skip
+    notes = [NOTE_VIDEOMME_PREFIXES.replace("Video-MME", "LongVideoBench (Video-MME's)"), NOTE_FAILED]
+    notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
+    counts = _counts(methods, n)
+    if nan_rows:
+        counts["vlmevalkit_nan_replies"] = len(nan_rows)
+        notes.append(nan_note(nan_rows, "reads the reply itself"))
+    table = pd.DataFrame([{"split": "none", **metrics}])
+    return EvalResult(
+        scorer="longvideobench", metrics=metrics, primary="Overall", per_sample=per_sample, table=table,
+        table_suffix="acc", counts=counts, notes=notes, scale=Scale(FRACTION), vlmevalkit=figure,
+    )  # fmt: skip
+
+
+def _grouped_means(records: list[dict[str, Any]], hits: Sequence[bool], groups: Sequence[str]) -> dict[str, float]:
+    """{"Overall": mean, "<group>: <value>": mean, ...} over the rows (values in sorted order)."""
+    frame = pd.DataFrame({"score": np.asarray(hits, dtype=float), **{g: [str(r[g]) for r in records] for g in groups}})
+    metrics = {"Overall": _mean(frame["score"])}
+    for group in groups:
+        for value, scores in frame.groupby(group, sort=True)["score"]:
+            metrics[f"{group}: {value}"] = _mean(scores)
+    return metrics
 
 
 # --- MVBench ---------------------------------------------------------------------------------------------------
