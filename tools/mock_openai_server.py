@@ -7,7 +7,7 @@ serves until SIGTERM/SIGINT. Raw asyncio, no framework, so that the server is ne
 benchmark of the client (one core drives well above 10,000 short streams per second).
 
 POST /v1/chat/completions (or /chat/completions) with `"stream": true` answers Server-Sent Events, chunked:
-- the first content chunk `ttft_ms` after the request body was received, then one chunk every `itl_ms`, each
+- the first content chunk `ttft_ms` (plus `--ttft-per-kb-ms` per KB of the body) after the request body was received, then one chunk every `itl_ms`, each
   one token (the text `tok `); token k is sent at received + ttft + k*itl (absolute deadlines: no drift);
 - tokens: `--tokens`, capped by the request's max_tokens; with `"ignore_eos": true`, exactly max_tokens;
 - a final chunk with finish_reason, then (when `stream_options.include_usage` is asked) a usage chunk with
@@ -15,7 +15,10 @@ POST /v1/chat/completions (or /chat/completions) with `"stream": true` answers S
   `data: [DONE]`. `--no-usage` never sends usage.
 Without `"stream": true` (or with `--no-stream`) the answer is one chat.completion JSON object, sent when the last
 token would have been (ttft + (tokens - 1) * itl after the body arrived), so it plays a slow server for `vlmkit run`.
-GET /health and GET .../models answer 200; anything else 404.
+GET /health and GET .../models answer 200; GET /metrics answers vLLM's Prometheus names for what this server counts
+(streams running, prompt/generation tokens, --prefix-cache queries and hits in tokens of 4 bytes); anything else 404.
+`--ttft-per-running-ms X` adds X ms to the first token's delay per stream already being answered (a latency that
+grows with the load, for the SLO search); `--prefix-cache` plays a prefix cache over the bodies' leading bytes.
 
 Faults for tests (with `--faults`), chosen per request by a directive in the prompt text: `[mock:http500]` (HTTP 500),
 `[mock:drop]` (two chunks, then the connection is cut), `[mock:malformed]` (a `data:` line that is not JSON),
@@ -58,6 +61,8 @@ _STREAM = re.compile(rb'"stream"\s*:\s*true')
 _IGNORE_EOS = re.compile(rb'"ignore_eos"\s*:\s*true')
 _FAULT = re.compile(rb"\[mock:([a-z0-9]+)\]")
 _TAG = re.compile(rb"\[req:([A-Za-z0-9_-]+)\]")
+CACHE_BLOCK = 64  # bytes per --prefix-cache block
+CACHE_LIMIT = 1_000_000  # blocks remembered at most
 _STATUS_TEXT = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 411: "Length Required",
                 500: "Internal Server Error"}
 
@@ -87,6 +92,12 @@ def _delta(content: str | None, finish: str | None = None, role: bool = False) -
 class Settings:
     def __init__(self, args: argparse.Namespace) -> None:
         self.ttft = args.ttft_ms / 1000.0
+        self.ttft_per_kb = args.ttft_per_kb_ms / 1000.0
+        self.ttft_per_running = args.ttft_per_running_ms / 1000.0
+        self.prefix_cache: set[int] | None = set() if args.prefix_cache else None
+        self.running = 0  # streams being answered (the /metrics gauge; --ttft-per-running-ms)
+        self.counters = {"prompt_tokens": 0, "generation_tokens": 0, "prefix_cache_queries": 0, "prefix_cache_hits": 0,
+                         "requests": 0}
         self.itl = args.itl_ms / 1000.0
         self.tokens = args.tokens
         self.usage = not args.no_usage
@@ -103,6 +114,45 @@ class Settings:
             b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
         )
+
+    def cached_bytes(self, body: bytes) -> int:
+        """--prefix-cache: how many leading bytes of `body` an earlier request had already sent, in whole blocks of
+        CACHE_BLOCK bytes (a chain of block hashes, as a server's prefix cache chains its token blocks); the body's
+        blocks are cached from now on. Counted as tokens of 4 bytes in the /metrics counters."""
+        if self.prefix_cache is None:
+            return 0
+        hits = 0
+        chain = 0
+        matching = True
+        blocks = len(body) // CACHE_BLOCK
+        for i in range(blocks):
+            chain = hash((chain, body[i * CACHE_BLOCK:(i + 1) * CACHE_BLOCK]))
+            if matching and chain in self.prefix_cache:
+                hits += 1
+            else:
+                matching = False
+                if len(self.prefix_cache) < CACHE_LIMIT:
+                    self.prefix_cache.add(chain)
+        self.counters["prefix_cache_queries"] += blocks * CACHE_BLOCK // 4
+        self.counters["prefix_cache_hits"] += hits * CACHE_BLOCK // 4
+        return hits * CACHE_BLOCK
+
+    def metrics_text(self) -> bytes:
+        """GET /metrics: vLLM's names for what this server knows, in Prometheus' text format."""
+        label = '{model_name="mock-model"}'
+        lines = []
+        for name, kind, value in (
+            ("vllm:num_requests_running", "gauge", self.running),
+            ("vllm:num_requests_waiting", "gauge", 0),
+            ("vllm:kv_cache_usage_perc", "gauge", min(1.0, self.running / 64)),
+            ("vllm:prompt_tokens_total", "counter", self.counters["prompt_tokens"]),
+            ("vllm:generation_tokens_total", "counter", self.counters["generation_tokens"]),
+            ("vllm:prefix_cache_queries_total", "counter", self.counters["prefix_cache_queries"]),
+            ("vllm:prefix_cache_hits_total", "counter", self.counters["prefix_cache_hits"]),
+            ("vllm:request_success_total", "counter", self.counters["requests"]),
+        ):
+            lines += [f"# HELP {name} mock figure", f"# TYPE {name} {kind}", f"{name}{label} {float(value)}"]
+        return ("\n".join(lines) + "\n").encode()
 
     def first_for(self, tag: str | None) -> bytes:
         return self.first if tag is None else _event(_delta(f"[req:{tag}] ", role=True))
@@ -158,6 +208,8 @@ class Connection(asyncio.Protocol):
         self.timer: asyncio.TimerHandle | None = None
         self.stat: list[Any] | None = None  # the --stats record of the request being streamed
         self.stamped: Any = None  # vlmkit.perf.wire.stamp_reads: the kernel receive time of the last read
+        self.ttft = settings.ttft  # the request being answered: --ttft-ms plus --ttft-per-kb-ms of its body
+        self.counted = False  # the stream being answered counts in Settings.running
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -167,6 +219,12 @@ class Connection(asyncio.Protocol):
         if self.timer is not None:
             self.timer.cancel()
         self.transport = None
+        self._uncount()
+
+    def _uncount(self) -> None:
+        if self.counted:
+            self.counted = False
+            self.s.running -= 1
 
     def data_received(self, data: bytes) -> None:
         self.parts.append(data)
@@ -219,6 +277,11 @@ class Connection(asyncio.Protocol):
     def _respond(self, method: str, path: str, body: bytes) -> None:
         assert self.transport is not None
         arrived = monotonic_ns()
+        if method == "GET" and path == "/metrics":
+            text = self.s.metrics_text()
+            self.transport.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
+                                 + str(len(text)).encode() + b"\r\n\r\n" + text)
+            return
         if method == "GET" and (path == "/health" or path.endswith("/models")):
             self.transport.write(_plain(200, {"object": "list", "data": [{"id": "mock-model", "object": "model"}]}))
             return
@@ -244,13 +307,18 @@ class Connection(asyncio.Protocol):
         finish = "length" if max_tokens is not None and n >= max_tokens else "stop"
         stream = self.s.stream and _last(body, b'"stream"', _STREAM) is not None
         prompt_tokens = len(body) // 4
+        fresh = len(body) - self.s.cached_bytes(body)  # the bytes a prefill would have to read
+        self.ttft = self.s.ttft + self.s.ttft_per_kb * fresh / 1024 + self.s.ttft_per_running * self.s.running
+        self.s.counters["prompt_tokens"] += prompt_tokens
+        self.s.counters["generation_tokens"] += n
+        self.s.counters["requests"] += 1
         if not stream:
             reply = {
                 "id": "chatcmpl-mock", "object": "chat.completion", "created": 0, "model": "mock-model",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "tok " * n}, "finish_reason": finish}],
                 "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n, "total_tokens": prompt_tokens + n},
             }
-            delay = self.s.ttft + (n - 1) * self.s.itl  # the whole answer, as a streamed one would have taken
+            delay = self.ttft + (n - 1) * self.s.itl  # the whole answer, as a streamed one would have taken
             if delay <= 0:
                 self.transport.write(_plain(200, reply))
                 return
@@ -265,18 +333,20 @@ class Connection(asyncio.Protocol):
             kernel = self.stamped.received_ns if self.stamped is not None else None
             stat = [tagged.group(1).decode() if tagged else None, arrived, 0, 0, kernel]
             self.s.stats.append(stat)
-        if not fault and self.s.ttft == 0 and self.s.itl == 0:
+        if not fault and self.ttft == 0 and self.s.itl == 0:
             first = self.s.first if stat is None else self.s.first_for(stat[0])
             if stat is not None:
                 stat[2] = stat[3] = monotonic_ns()
             self.transport.write(self.s.headers_sse + first + self.s.token * (n - 1) + tail)
             return
         self.busy = True
+        self.counted = True
+        self.s.running += 1
         self.transport.write(self.s.headers_sse)
         loop = asyncio.get_running_loop()
         start = loop.time()
         self.stat = stat
-        self.timer = loop.call_at(start + self.s.ttft, self._stream, loop, start, 0, n, tail, fault)
+        self.timer = loop.call_at(start + self.ttft, self._stream, loop, start, 0, n, tail, fault)
 
     def _stream(self, loop: asyncio.AbstractEventLoop, start: float, k: int, n: int, tail: bytes, fault: str) -> None:
         """Send token k (at its absolute deadline) and schedule token k+1."""
@@ -311,7 +381,7 @@ class Connection(asyncio.Protocol):
             transport.write(tail)
             self._finish()
             return
-        due = start + self.s.ttft + (k + 1) * self.s.itl
+        due = start + self.ttft + (k + 1) * self.s.itl
         self.timer = loop.call_at(due, self._stream, loop, start, k + 1, n, tail, fault)
 
     def _answer_whole(self, payload: bytes) -> None:
@@ -323,6 +393,7 @@ class Connection(asyncio.Protocol):
 
     def _finish(self) -> None:
         self.busy = False
+        self._uncount()
         if self.parts:
             self._next_request()
 
@@ -368,6 +439,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="0: a free port (printed)")
     parser.add_argument("--ttft-ms", type=float, default=0.0, help="delay before the first token")
     parser.add_argument("--itl-ms", type=float, default=0.0, help="delay between tokens")
+    parser.add_argument("--ttft-per-kb-ms", type=float, default=0.0,
+                        help="more delay before the first token per KB of request body (a prefill that grows with the prompt)")
+    parser.add_argument("--ttft-per-running-ms", type=float, default=0.0,
+                        help="more delay before the first token per stream already being answered (latency that grows "
+                             "with the load)")
+    parser.add_argument("--prefix-cache", action="store_true",
+                        help="remember the leading bytes of bodies in blocks of 64; a request's bytes already seen "
+                             "are cached (no --ttft-per-kb-ms for them) and counted in /metrics' prefix-cache hits")
     parser.add_argument("--tokens", type=int, default=16, help="tokens per answer (capped by max_tokens)")
     parser.add_argument("--no-usage", action="store_true", help="never send a usage chunk")
     parser.add_argument("--no-stream", action="store_true", help="answer plain JSON even when asked to stream")
@@ -377,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="write per-request body-arrival, first- and last-token times (monotonic ns) here at exit")
     parser.add_argument("--record", default=None, help="append each request body as a JSON line to this file")
     args = parser.parse_args(argv)
-    if args.tokens < 1 or args.ttft_ms < 0 or args.itl_ms < 0:
+    if args.tokens < 1 or min(args.ttft_ms, args.itl_ms, args.ttft_per_kb_ms, args.ttft_per_running_ms) < 0:
         parser.error("--tokens must be >= 1 and the delays >= 0")
     asyncio.run(serve(args))
     return 0

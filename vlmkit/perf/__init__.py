@@ -9,7 +9,10 @@ process), workers (several processes), balance (several --api-base servers: leas
 tallies), collect (where a finished request goes: tallies, timeline, its line on disk), metrics (the figures,
 their definitions and the level's tally), digest (streaming percentiles), timeline (bounded per-bin course of a
 level), bottleneck (client-side limits), report (files, console), plots (PNG), api (run_perf), cli (the
-subcommand). Memory is flat in a run's length: no record outlives its line. Nothing heavy is imported until used.
+subcommand). Workloads beyond one row, one request (issue 29): synthetic (--synthetic-image/--synthetic-video),
+sessions (--sessions: multi-turn, per-turn figures), trace (--trace: Mooncake timestamps, drift), blocks (prompt text
+of N tokens from shared block ids), prefix (--prefix-share), groups (figures kept per turn or prefix group),
+promtext and server_metrics (--metrics-url: the server's Prometheus figures), search (--slo targets, --search-rate). Memory is flat in a run's length: no record outlives its line. Nothing heavy is imported until used.
 """
 
 from __future__ import annotations

@@ -32,7 +32,13 @@ from typing import IO, TYPE_CHECKING, Any
 from vlmkit.perf.client import Record, make_session, send
 from vlmkit.perf.options import PerfInputError, PerfOptions, check_options
 from vlmkit.perf.requests import PreparedRequests, build_requests, dumps, request_body
-from vlmkit.perf.collect import Collector, RequestLines, append_parts, combine
+from vlmkit.perf.collect import Collector, RequestLines, append_parts, combine, combine_turns
+from vlmkit.perf.sessions import TurnTally
+from vlmkit.perf.trace import drift_block, trace_plans
+from vlmkit.perf.prefix import prefix_summary
+from vlmkit.perf.search import RateSearch, search_plans
+from vlmkit.perf.server_metrics import Sampler
+from vlmkit.perf.server_metrics import warning as metrics_warning
 from vlmkit.perf.schedule import Arrivals, LevelPlan, Target, run_level
 from vlmkit.perf.workers import WorkerRuns
 from vlmkit.core.secrets import redacted_argv, scrub
@@ -227,11 +233,16 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     shown = scrub(", ".join(servers), secrets)
     _say(options, f"vlmkit perf: {shown} answer{'s' if len(servers) == 1 else ''} a streaming request"
                   + ("" if probed["usage"] else " (without usage: token counts will be estimates)"))
-    needed = None if options.duration else options.warmup + (options.num_requests or total_rows)
+    sessions = getattr(dataset, "turn_rows", None)  # --sessions: every turn's body, a session's rows in order
+    units = len(sessions) if sessions is not None else total_rows
+    needed = None if options.duration or sessions is not None else options.warmup + (options.num_requests or total_rows)
     prepared = build_requests(dataset, options, needed, video_frames)
+    if sessions is not None:
+        prepared.sessions, prepared.think_ns = sessions, int(options.think_time * 1e9)
     _say(options, f"vlmkit perf: {len(prepared)} request bodies built before timing ({prepared.total_bytes / 1e6:.2f} MB, "
                   f"{prepared.encoder}) in {prepared.build_s:.2f} s")
 
+    traced = trace_plans(options, dataset) if options.trace_speed is not None else None  # bad input before any file
     out_dir = Path(options.out_dir) if options.out_dir else default_out_dir(options.model)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {
@@ -269,18 +280,35 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     interrupted = workers_failed = False
     lines_path = out_dir / PERF_REQUESTS
     with open(lines_path, "w", encoding="utf-8") as lines:
-        for value, plan in level_plans(options, total_rows):
+        search = RateSearch(options.search, list(options.slo_targets)) if options.search is not None else None
+        if search is not None:
+            plans: Any = search_plans(search, options, summary["levels"])
+        elif traced is not None:
+            plans = [(v, p) for v, p, _ in traced]
+        else:
+            plans = level_plans(options, units)
+        offered = {p.label: info for _, p, info in traced} if traced is not None else {}
+        for value, plan in plans:
             what = f"{len(plan.ids)} requests" if plan.ids is not None else f"{options.duration:g} s"
+            if plan.label in offered:
+                what += f" on the trace's schedule ({offered[plan.label]['span_s']:.3g} s)"
             _say(options, f"vlmkit perf: level {plan.label}: measuring {what}"
                           + (f" after {options.warmup} warm-up requests" if options.warmup else ""))
+            sampler = None
+            if options.metrics_url:
+                sampler = Sampler(options.metrics_url, options.metrics_interval, scrub(options.metrics_url, secrets))
+                sampler.start()
             try:
                 outcome = _run_one_level(plan, prepared, target, options, lines, lines_path)
             except KeyboardInterrupt:  # between phases, outside the loop's own handler
                 interrupted = True
                 break
+            finally:
+                server_block = sampler.finish(secrets) if sampler is not None else None
             runs = outcome.runs
             t0 = min((run.t0 for run in runs), default=0)
             tally, timeline, server_tallies = combine(runs, options.slo)
+            turns = combine_turns(runs)
             level_interrupted = any(run.interrupted for run in runs)
             figures = tally.summary()
             health, warnings = client_health(runs, open_loop=plan.open_loop, requested_rate=value if plan.open_loop else None)
@@ -305,6 +333,20 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
             }
             if len(servers) > 1:
                 level["servers"] = server_figures([scrub(u, secrets) for u in servers], server_tallies)
+            if sessions is not None:
+                level["sessions"] = (turns or TurnTally()).summary()
+            if options.prefix_tokens:
+                level["prefix"] = prefix_summary(combine_turns(runs, "prefix"))
+            if server_block is not None:
+                level["server_metrics"] = server_block
+                if options.prefix_tokens:
+                    level["prefix"]["server_hit_rate"] = server_block["prefix_cache_hit_rate"]
+                unread = metrics_warning(server_block)
+                if unread:
+                    level["warnings"].append(unread)
+            if plan.label in offered:
+                info = offered[plan.label]
+                level["trace"] = drift_block(level, info["speed"], info["offered"], info["span_s"])
             summary["levels"].append(level)
             summary["warnings"] += [f"{plan.label}: {w}" for w in level["warnings"]]
             workers_failed = workers_failed or bool(failed)
@@ -315,6 +357,8 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
             if level_interrupted:
                 interrupted = True
                 break
+    if search is not None:
+        summary["slo_search"] = search.result()
     summary["interrupted"] = interrupted
     summary["status"] = "interrupted" if interrupted else ("workers_failed" if workers_failed else "complete")
     if interrupted:
@@ -324,7 +368,7 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     if options.plots:
         from vlmkit.perf.plots import write_plots
 
-        plot_files, note = write_plots(out_dir, plotted)
+        plot_files, note = write_plots(out_dir, plotted, summary.get("slo_search"))
         if note:
             summary["notes"].append(note)
         if plot_files:
@@ -333,6 +377,13 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     report.write_summary(out_dir, summary)
     if summary["levels"]:
         _say(options, report.console_table(summary["levels"]))
+        for level in summary["levels"]:
+            if level.get("sessions"):
+                _say(options, report.turns_table(level))
+            for line in report.extra_lines(level):
+                _say(options, line)
+    if search is not None:
+        _say(options, f"vlmkit perf: highest sustainable rate within the targets: {summary['slo_search']['verdict']}")
     for note in summary["notes"]:
         _say(options, f"note: {note}")
     _say(options, f"vlmkit perf: results in {out_dir}")

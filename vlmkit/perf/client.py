@@ -74,7 +74,8 @@ class Record:
     __slots__ = (
         "n", "row", "warmup", "worker", "server", "max_tokens",
         "sched", "start", "end", "chunks",
-        "status", "error", "message", "input_tokens", "output_tokens", "out_chars", "finished",
+        "status", "error", "message", "input_tokens", "output_tokens", "out_chars", "finished", "turn",
+        "group",
     )
 
     def __init__(self, n: int, row: int, max_tokens: int | None, sched: int, warmup: bool = False, worker: int = 0):
@@ -95,6 +96,8 @@ class Record:
         self.output_tokens: int | None = None
         self.out_chars = 0
         self.finished = False
+        self.turn: int | None = None  # --sessions: the request's turn in its conversation (0 = the first)
+        self.group: int | None = None  # --prefix-share: 1 when its prompt starts with the shared prefix, 0 its own
 
     @property
     def ok(self) -> bool:

@@ -17,6 +17,8 @@ from vlmkit.perf.balance import Balancer
 from vlmkit.perf.client import Record
 from vlmkit.perf.metrics import LevelTally, per_request
 from vlmkit.perf.report import dumps_line, request_line
+from vlmkit.perf.groups import KeyedTally
+from vlmkit.perf.sessions import TurnTally
 from vlmkit.perf.timeline import Timeline
 
 
@@ -65,6 +67,14 @@ class Collector:
         self.lines = lines
         self.sent = 0  # measured requests handed to the client (cancelled ones too)
         self.warmup = 0
+        self.turns: TurnTally | None = None  # --sessions: the figures per turn
+        self.prefix: KeyedTally | None = None  # --prefix-share: the figures of shared and unique prefixes
+
+    def session_cut(self) -> None:
+        """A measured session ended at a failed turn before its last."""
+        if self.turns is None:
+            self.turns = TurnTally()
+        self.turns.cut_short += 1
 
     def begin(self, t0: int) -> None:
         self.timeline = Timeline(t0)
@@ -89,6 +99,14 @@ class Collector:
         self.balancer.ended(server, rec, measured, figures)
         if measured:
             self.tally.add(rec, figures)
+            if rec.turn is not None and rec.error != "cancelled":
+                if self.turns is None:
+                    self.turns = TurnTally()
+                self.turns.add(rec.turn, rec.ok, figures["ttft_ms"], rec.input_tokens)
+            if rec.group is not None and rec.error != "cancelled":
+                if self.prefix is None:
+                    self.prefix = KeyedTally()
+                self.prefix.add(rec.group, rec.ok, figures["ttft_ms"], rec.input_tokens)
             if self.timeline is not None:
                 self.timeline.ended(rec.end, rec.ok, figures["output_tokens"] if rec.ok else 0)
         if self.lines is not None:
@@ -127,6 +145,18 @@ def append_parts(handle: IO[str], lines_path: Path, workers: dict[int, int], t0:
     handle.flush()
     for w in range(every):
         part_path(lines_path, w).unlink(missing_ok=True)
+
+
+def combine_turns(runs: list[Any], what: str = "turns") -> Any:
+    """A level's per-group figures over its processes: `turns` (--sessions: a TurnTally) or `prefix`
+    (--prefix-share: a KeyedTally); None when no process kept any."""
+    kept = [getattr(run, what) for run in runs if getattr(run, what, None) is not None]
+    if not kept:
+        return None
+    total = TurnTally() if what == "turns" else KeyedTally()
+    for tally in kept:
+        total.merge(tally)
+    return total
 
 
 def combine(runs: list[Any], slo: dict[str, float]) -> tuple[LevelTally, Timeline | None, list[LevelTally]]:

@@ -54,6 +54,21 @@ DEFINITIONS: dict[str, str] = {
     "values. Exact while a level has fewer than 32,768 values of the figure; past that the percentiles come from "
     "a streaming log-linear histogram (HDR layout, 256 buckets per power of two) and are within 0.2% of the exact "
     "figure (plus 1 ns), as the level's notes say; n, mean and max stay exact.",
+    "sessions": "--sessions: per turn of the conversations (turn 1 = the first user turn), its requests, successes, "
+    "TTFT and mean prompt tokens (the server's usage); ttft_growth: the least-squares slope of the turns' median TTFT "
+    "against their mean prompt tokens (ms per 1,000 tokens) and the last turn's median over the first's; cut_short: "
+    "sessions that ended at a failed turn. The history's assistant turns are the file's, not the streamed answers.",
+    "trace": "--trace: the speed, the requests the trace offered to the level and the span of their send times (s); "
+    "drift_ms: per request, the time it was handed to the HTTP client minus the time the trace put it at (the level's "
+    "queued_ms), median, p99 and max.",
+    "prefix": "--prefix-share: TTFT, successes and mean prompt tokens of the requests whose prompt starts with the shared "
+    "prefix and of those with a prefix of their own, as long; server_hit_rate: the server's prefix-cache hit rate over "
+    "the level (with --metrics-url).",
+    "server_metrics": "--metrics-url: the server's Prometheus figures sampled during the level (warm-up included): gauges "
+    "(running, waiting, kv_cache_usage) as min/mean/max over the samples, counters as their increase from the first "
+    "sample to the last (tokens also per second of that span), prefix_cache_hit_rate = hits / queries over the level.",
+    "slo_search": "--search-rate: each probe's rate, verdict and the figures the --slo targets name; the highest rate "
+    "that passed (rule: in the block).",
     "servers": "With several --api-base URLs: each request goes to the server with the fewest requests in flight "
     "(ties: the one sent fewest); a server whose last 3 requests could not connect or were dropped is left out for "
     "a back-off (1 s, doubling to 30 s) and then tried again. Per server: its requests, their errors by kind and its "

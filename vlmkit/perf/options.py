@@ -53,6 +53,14 @@ class PerfOptions:
     seed: int = 0
     plots: bool = True
     quiet: bool = False
+    think_time: float = 0.0  # --sessions: seconds between an answer's end and the next turn
+    trace_speed: list[float] | None = None  # --trace: one level per speed (2 = the trace's time halved)
+    prefix_share: float | None = None  # fraction of rows that share one prefix of prefix_tokens tokens
+    prefix_tokens: int | None = None
+    metrics_url: str | None = None  # the server's Prometheus text endpoint, sampled during each level
+    metrics_interval: float = 1.0
+    slo_targets: list[Any] = field(default_factory=list)  # vlmkit.perf.search.Target: `--slo ttft_p99<=500ms`
+    search: Any = None  # vlmkit.perf.search.SearchSettings: `--search-rate` (None: no search)
 
     @property
     def open_loop(self) -> bool:
@@ -78,8 +86,19 @@ class PerfOptions:
             "media_mode": self.media_mode, "video_mode": self.video_mode, "audio_mode": self.audio_mode,
             "nframe": self.nframe, "system_prompt": self.system_prompt, "slo_ms": dict(self.slo), "workers": self.workers,
             "read_times": self.read_times, "timeout": self.timeout,
-            "seed": self.seed,
+            "seed": self.seed, "think_time": self.think_time, "trace_speed": self.trace_speed,
+            "prefix_share": self.prefix_share, "prefix_tokens": self.prefix_tokens,
+            "metrics_url": scrub(self.metrics_url, self.secrets()) if self.metrics_url else None,
+            "metrics_interval": self.metrics_interval,
+            "slo_targets": [{"name": t.name, "limit_ms": t.limit_ms} for t in self.slo_targets],
+            "search_rate": vars(self.search) if self.search is not None else None,
         }
+
+
+def split_slo(items: list[str] | None) -> tuple[list[str], list[str]]:
+    """`--slo` values, each possibly comma-separated: (goodput limits NAME:MS, targets METRIC_STAT<=LIMIT)."""
+    pieces = [piece.strip() for item in items or [] for piece in item.split(",") if piece.strip()]
+    return [p for p in pieces if "<=" not in p], [p for p in pieces if "<=" in p]
 
 
 def parse_slo(items: list[str] | None) -> dict[str, float]:
@@ -117,7 +136,7 @@ def check_options(o: PerfOptions) -> None:
         raise PerfInputError("--model is required (the model id the server serves)")
     if o.concurrency is not None and o.request_rate is not None:
         raise PerfInputError("give either --concurrency (closed loop) or --request-rate (open loop), not both")
-    if o.max_concurrency is not None and o.request_rate is None:
+    if o.max_concurrency is not None and o.request_rate is None and o.trace_speed is None:
         raise PerfInputError("--max-concurrency caps the open loop (--request-rate); with --concurrency the level is the cap")
     for level in o.concurrency or []:
         _positive("--concurrency", level, integer=True)
@@ -134,6 +153,30 @@ def check_options(o: PerfOptions) -> None:
     _positive("--workers", o.workers, integer=True)
     _positive("--timeout", o.timeout)
     _positive("--nframe", o.nframe, integer=True)
+    _positive("--think-time", o.think_time, zero=True)
+    if (o.prefix_share is None) != (o.prefix_tokens is None):
+        raise PerfInputError("--prefix-share and --prefix-tokens go together (e.g. --prefix-share 0.5 --prefix-tokens 1024)")
+    if o.prefix_share is not None and not (math.isfinite(o.prefix_share) and 0 <= o.prefix_share <= 1):
+        raise PerfInputError(f"--prefix-share must be a fraction 0..1, got {o.prefix_share:g}")
+    _positive("--prefix-tokens", o.prefix_tokens, integer=True)
+    _positive("--metrics-interval", o.metrics_interval)
+    if o.metrics_url is not None and not o.metrics_url.startswith(("http://", "https://")):
+        raise PerfInputError(f"--metrics-url must be an http(s) URL, got {o.metrics_url!r}")
+    if o.search is not None:
+        if not o.slo_targets:
+            raise PerfInputError('--search-rate needs targets to hold, e.g. --slo "ttft_p99<=500ms,tpot_p99<=50ms"')
+        if o.concurrency is not None or o.request_rate is not None or o.trace_speed is not None:
+            raise PerfInputError("--search-rate chooses the request rates itself: no --concurrency, --request-rate "
+                                 "or --trace with it")
+        o.search.check()
+    if o.trace_speed is not None:
+        if o.concurrency is not None or o.request_rate is not None:
+            raise PerfInputError("--trace sets the schedule itself: no --concurrency or --request-rate with it "
+                                 "(--max-concurrency caps it; --trace-speed compresses it)")
+        if not o.trace_speed:
+            raise PerfInputError("--trace-speed needs at least one value")
+        for speed in o.trace_speed:
+            _positive("--trace-speed", speed)
     for name, value, allowed in (
         ("--media-mode", o.media_mode, MEDIA_MODES),
         ("--video-mode", o.video_mode, VIDEO_MODES),

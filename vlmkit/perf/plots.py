@@ -5,7 +5,9 @@
 - `timeline_<level>.png`: completed requests/s, output tokens/s (each on its own axes, over a sliding window) and
   the most requests in flight, from the level's timeline bins (vlmkit.perf.timeline: bounded, whatever the run's
   length);
-- `sweep.png` (two levels or more): throughput and TTFT/TPOT/E2EL median and p99 against the level.
+- `sweep.png` (two levels or more): throughput and TTFT/TPOT/E2EL median and p99 against the level;
+- `server_<level>.png` (--metrics-url): the server's running and waiting requests and KV-cache use over the level;
+- `slo_search.png` (--search-rate): each --slo target's figure against the probes' rates, the limit and the rate found.
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ def timeline(path: Path, label: str, course: Timeline | None) -> None:
 def sweep(path: Path, levels: list[dict[str, Any]]) -> None:
     plt = _pyplot()
     open_loop = levels[0]["mode"] == "open"
+    levels = sorted(levels, key=lambda lv: lv["request_rate"] if open_loop else lv["concurrency"])  # a search's order
     x = [lv["request_rate"] if open_loop else lv["concurrency"] for lv in levels]
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     ax = axes[0][0]
@@ -128,8 +131,72 @@ def sweep(path: Path, levels: list[dict[str, Any]]) -> None:
     plt.close(fig)
 
 
-def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], LevelTally, Timeline | None]]) -> tuple[list[str], str | None]:
-    """(files written, note). `runs`: (level summary, its tally, its timeline) per level."""
+def server_gauges(path: Path, label: str, server: dict[str, Any]) -> None:
+    """--metrics-url: the server's running and waiting requests and KV-cache use over the level, as sampled."""
+    plt = _pyplot()
+    columns, rows = server["series"]["columns"], server["series"]["rows"]
+    fig, (count_ax, kv_ax) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
+    t = [r[0] for r in rows]
+    for name, color in (("running", "tab:blue"), ("waiting", "tab:orange")):
+        values = [r[columns.index(name)] for r in rows]
+        if any(v is not None for v in values):
+            count_ax.step(t, [v if v is not None else float("nan") for v in values], where="post", label=name, color=color)
+    kv = [r[columns.index("kv_cache_usage")] for r in rows]
+    if any(v is not None for v in kv):
+        kv_ax.step(t, [v if v is not None else float("nan") for v in kv], where="post", color="tab:green")
+    count_ax.set_ylabel("requests (server)")
+    count_ax.legend()
+    kv_ax.set_ylabel("KV-cache use (0..1)")
+    kv_ax.set_xlabel("seconds since the first sample")
+    for ax in (count_ax, kv_ax):
+        ax.grid(alpha=0.3)
+        ax.set_ylim(bottom=0)
+    fig.suptitle(f"the server's own figures (/metrics) — {label}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def slo_search(path: Path, search: dict[str, Any]) -> None:
+    """--search-rate: each target's figure against the probe's rate (passing probes filled, failing ones hollow), its
+    limit as a dashed line, and the rate found as a vertical line."""
+    plt = _pyplot()
+    from matplotlib.ticker import FuncFormatter
+
+    targets = search["targets"]
+    fig, axes = plt.subplots(len(targets), 1, figsize=(9, 3.5 * len(targets)), squeeze=False)
+    probes = sorted(search["probes"], key=lambda p: p["rate"])
+    for ax, target in zip(axes[:, 0], targets):
+        name = target["name"]
+        points = [(p["rate"], p[name], p["passed"]) for p in probes if p.get(name) is not None]
+        if points:
+            ax.plot([x for x, _, _ in points], [y for _, y, _ in points], color="tab:blue", alpha=0.4)
+            for passed in (True, False):
+                chosen = [(x, y) for x, y, ok in points if ok is passed]
+                if chosen:
+                    ax.scatter([x for x, _ in chosen], [y for _, y in chosen], label="passed" if passed else "missed",
+                               facecolors="tab:green" if passed else "none", edgecolors="tab:green" if passed else "tab:red")
+        ax.axhline(target["limit_ms"], color="tab:red", linestyle="--", label=f"target {target['limit_ms']:g} ms")
+        if search["max_sustainable_rate"] is not None:
+            ax.axvline(search["max_sustainable_rate"], color="tab:gray", linestyle=":",
+                       label=f"found {search['max_sustainable_rate']:.4g}/s")
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # 20, not 2x10^1
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("request rate (req/s)")
+        ax.set_ylabel(f"{name} (ms)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("latency against the request rate, with the SLO targets")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], LevelTally, Timeline | None]],
+                search: dict[str, Any] | None = None) -> tuple[list[str], str | None]:
+    """(files written, note). `runs`: (level summary, its tally, its timeline) per level; `search`: the run's
+    slo_search block (--search-rate), plotted as slo_search.png."""
     try:
         _pyplot()
     except ImportError:
@@ -142,7 +209,14 @@ def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], LevelTally, Time
         latency_cdf(folder / f"latency_cdf_{name}.png", level["label"], tally)
         timeline(folder / f"timeline_{name}.png", level["label"], course)
         files += [str(folder / f"latency_cdf_{name}.png"), str(folder / f"timeline_{name}.png")]
+        server = level.get("server_metrics")
+        if server and server["series"]["rows"]:
+            server_gauges(folder / f"server_{name}.png", level["label"], server)
+            files.append(str(folder / f"server_{name}.png"))
     if len(runs) >= 2:
         sweep(folder / "sweep.png", [level for level, _, _ in runs])
         files.append(str(folder / "sweep.png"))
+    if search is not None and search["probes"]:
+        slo_search(folder / "slo_search.png", search)
+        files.append(str(folder / "slo_search.png"))
     return files, None

@@ -66,6 +66,42 @@ def csv_row(level: dict[str, Any]) -> dict[str, Any]:
     measured = load.get("measured") or {}
     row["measured_concurrency"] = measured.get("concurrency")
     row["measured_request_rate"] = measured.get("request_rate")
+    row.update(workload_columns(level))
+    return row
+
+
+def workload_columns(level: dict[str, Any]) -> dict[str, Any]:
+    """The CSV columns of the blocks a level has when its workload asked for them (sessions, trace, prefix, server
+    metrics, a rate search)."""
+    row: dict[str, Any] = {}
+    sessions = level.get("sessions")
+    if sessions is not None:
+        turns = sessions["turns"]
+        row["turns"] = len(turns)
+        row["ttft_median_first_turn_ms"] = turns[0]["ttft_ms"]["median"] if turns else None
+        row["ttft_median_last_turn_ms"] = turns[-1]["ttft_ms"]["median"] if turns else None
+        growth = sessions.get("ttft_growth") or {}
+        row["ttft_ms_per_1k_history_tokens"] = growth.get("ms_per_1k_prompt_tokens")
+        row["sessions_cut_short"] = sessions["cut_short"]
+    trace = level.get("trace")
+    if trace is not None:
+        row["trace_speed"] = trace["speed"]
+        for stat in ("median", "p99", "max"):
+            row[f"trace_drift_{stat}_ms"] = trace["drift_ms"][stat]
+    prefix = level.get("prefix")
+    if prefix is not None:
+        row["ttft_median_shared_prefix_ms"] = prefix["shared"]["ttft_ms"]["median"]
+        row["ttft_median_own_prefix_ms"] = prefix["unique"]["ttft_ms"]["median"]
+    server = level.get("server_metrics")
+    if server is not None:
+        for key in ("running", "waiting", "kv_cache_usage"):
+            gauge = server["gauges"].get(key) or {}
+            row[f"server_{key}_mean"] = gauge.get("mean")
+            row[f"server_{key}_max"] = gauge.get("max")
+        row["server_prefix_cache_hit_rate"] = server["prefix_cache_hit_rate"]
+    search = level.get("search")
+    if search is not None:
+        row["search_passed"] = search["passed"]
     return row
 
 
@@ -73,7 +109,8 @@ def summary_csv(levels: list[dict[str, Any]]) -> str:
     rows = [csv_row(level) for level in levels]
     buffer = io.StringIO()
     if rows:
-        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+        fields = list(dict.fromkeys(key for row in rows for key in row))  # a level cut short may lack a block
+        writer = csv.DictWriter(buffer, fieldnames=fields)
         writer.writeheader()
         writer.writerows({k: ("" if v is None else spreadsheet_text(v)) for k, v in row.items()} for row in rows)
     return buffer.getvalue()
@@ -114,6 +151,10 @@ def request_line(level: str, rec: Record, index: Any, t0: int, *, servers: int =
     }
     if servers > 1:
         line["server"] = rec.server
+    if rec.group is not None:  # --prefix-share: whether its prompt starts with the shared prefix
+        line["shared_prefix"] = bool(rec.group)
+    if rec.turn is not None:  # --sessions: n is the session's number, turn its request's place in it (0 = first)
+        line["turn"] = rec.turn
     return line
 
 
@@ -163,3 +204,51 @@ def console_table(levels: list[dict[str, Any]]) -> str:
     if rows and all(row["goodput/s"] is None for row in rows):
         columns.remove("goodput/s")
     return format_table(rows, columns) + "\n(latencies in ms; figures over successful requests; definitions in perf_summary.json)"
+
+
+def turns_table(level: dict[str, Any]) -> str:
+    """--sessions: TTFT and prompt tokens per turn of the level's conversations, and how TTFT grows with history."""
+    block = level["sessions"]
+    rows = [{"turn": t["turn"], "ok/sent": f"{t['successful']}/{t['requests']}",
+             "prompt tok": t["prompt_tokens_mean"], "TTFT median": t["ttft_ms"]["median"],
+             "TTFT p99": t["ttft_ms"]["p99"]} for t in block["turns"]]
+    text = f"{level['label']}: per turn of its sessions\n" + format_table(rows, list(rows[0]) if rows else ["turn"])
+    growth = block.get("ttft_growth")
+    if growth and growth["ms_per_1k_prompt_tokens"] is not None:
+        text += (f"\nTTFT median grows {growth['ms_per_1k_prompt_tokens']:.3g} ms per 1,000 prompt tokens of history "
+                 f"(last turn / first: {growth['last_over_first']:.3g}x)")
+    if block.get("cut_short"):
+        text += f"\n{block['cut_short']} session(s) ended at a failed turn"
+    return text
+
+
+def _fmt(value: float | None, spec: str = ".3g") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def extra_lines(level: dict[str, Any]) -> list[str]:
+    """One console line each for a level's trace drift, prefix groups and server metrics, where it has them."""
+    label = level["label"]
+    lines = []
+    trace = level.get("trace")
+    if trace:
+        d = trace["drift_ms"]
+        lines.append(f"{label}: sent schedule vs the trace: drift p50 {_fmt(d['median'])} ms, p99 {_fmt(d['p99'])} ms, "
+                     f"max {_fmt(d['max'])} ms over {trace['requests']} requests ({_fmt(trace['span_s'])} s at "
+                     f"x{trace['speed']:g})")
+    prefix = level.get("prefix")
+    if prefix:
+        shared, unique = prefix["shared"], prefix["unique"]
+        text = (f"{label}: TTFT median shared prefix {_fmt(shared['ttft_ms']['median'])} ms ({shared['successful']} "
+                f"requests), own prefix {_fmt(unique['ttft_ms']['median'])} ms ({unique['successful']})")
+        if "server_hit_rate" in prefix:
+            text += f"; server's prefix-cache hit rate {_fmt(prefix['server_hit_rate'], '.1%')}"
+        lines.append(text)
+    server = level.get("server_metrics")
+    if server and server["samples"]:
+        parts = [f"{k} mean {_fmt(g['mean'])} max {_fmt(g['max'])}" for k, g in server["gauges"].items()]
+        parts += [f"{k} {_fmt(v)}/s" for k, v in server["per_s"].items()]
+        if server["prefix_cache_hit_rate"] is not None:
+            parts.append(f"prefix-cache hit rate {_fmt(server['prefix_cache_hit_rate'], '.1%')}")
+        lines.append(f"{label}: server ({server['samples']} samples): " + ", ".join(parts))
+    return lines

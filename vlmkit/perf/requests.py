@@ -59,6 +59,9 @@ class PreparedRequests:
     index: list[Any]  # the dataset's `index` of each row
     build_s: float
     encoder: str = ENCODER
+    sessions: list[list[int]] | None = None  # --sessions: the rows (turns, in order) of each session
+    shared: bytes | None = None  # --prefix-share: per row, 1 when it carries the shared prefix, 0 its own
+    think_ns: int = 0  # --sessions: the pause between an answer's end and the next turn
 
     def __len__(self) -> int:
         return len(self.bodies)
@@ -146,6 +149,11 @@ def build_requests(
     if video_frames is None and options.video_mode == "frames":
         video_frames = _frame_sampler(options.nframe)
     began = time.perf_counter()
+    sharing = None
+    if options.prefix_tokens:
+        from vlmkit.perf.prefix import prefix_for, shared_rows, with_prefix
+
+        sharing = shared_rows(count, options.prefix_share or 0.0, options.seed)
     bodies: list[bytes] = []
     max_tokens: list[int] = []
     index: list[Any] = []
@@ -154,6 +162,8 @@ def build_requests(
         where = f"dataset {dataset.name}: row {i} (index {line.get('index')})"
         try:
             msgs = dataset.build_prompt(line)
+            if sharing is not None:
+                msgs = with_prefix(msgs, prefix_for(i, i in sharing, options.prefix_tokens, options.seed))
             params = dataset.generation_params(line)
             body = request_body(openai_messages(msgs, options, video_frames), params, options)
         except PerfInputError as exc:
@@ -163,7 +173,8 @@ def build_requests(
         bodies.append(dumps(body))
         max_tokens.append(body["max_tokens"])
         index.append(_plain(line.get("index", i)))
-    return PreparedRequests(bodies, max_tokens, index, time.perf_counter() - began)
+    shared = bytes(int(i in sharing) for i in range(count)) if sharing is not None else None
+    return PreparedRequests(bodies, max_tokens, index, time.perf_counter() - began, shared=shared)
 
 
 def _frame_sampler(nframe: int) -> Callable[[str], Sequence[str]]:

@@ -140,6 +140,8 @@ class LevelRun:
     gc_collections: int
     worker: int = 0
     server_tallies: list[LevelTally] = field(default_factory=list)  # per --api-base server, when several
+    turns: Any = None  # --sessions: vlmkit.perf.sessions.TurnTally
+    prefix: Any = None  # --prefix-share: vlmkit.perf.groups.KeyedTally (1 shared, 0 unique)
 
 
 def _gc_count() -> int:
@@ -162,7 +164,36 @@ class _Level:
 
     def _record(self, n: int, sched: int, warmup: bool) -> Record:
         row = self.prepared.row_of(n)
-        return Record(n, row, self.prepared.max_tokens[row], sched, warmup, self.plan.worker)
+        rec = Record(n, row, self.prepared.max_tokens[row], sched, warmup, self.plan.worker)
+        if self.prepared.shared is not None:
+            rec.group = self.prepared.shared[row]
+        return rec
+
+    async def _unit(self, n: int, sched: int, warmup: bool, deadline: int | None = None) -> None:
+        """Request n, or with --sessions session n: its turns in order, each sent when the previous answer has ended
+        (plus the think time), until one fails, the level is stopped or its deadline passes."""
+        sessions = self.prepared.sessions
+        if sessions is None:
+            await self._send(self._record(n, sched, warmup))
+            return
+        rows = sessions[n % len(sessions)]
+        think = self.prepared.think_ns
+        for k, row in enumerate(rows):
+            if k:
+                if think:
+                    await asyncio.sleep(think / 1e9)
+                if self.stopping.is_set() or (deadline is not None and monotonic_ns() >= deadline):
+                    return
+                sched = monotonic_ns()
+            rec = Record(n, row, self.prepared.max_tokens[row], sched, warmup, self.plan.worker)
+            rec.turn = k
+            if self.prepared.shared is not None:
+                rec.group = self.prepared.shared[row]
+            await self._send(rec)
+            if not rec.ok:
+                if k + 1 < len(rows) and not warmup:
+                    self.collect.session_cut()
+                return
 
     async def _send(self, rec: Record) -> None:
         collect = self.collect
@@ -209,7 +240,7 @@ class _Level:
             for n in ids:
                 if self.stopping.is_set() or (deadline is not None and monotonic_ns() >= deadline):
                     return
-                await self._send(self._record(n, free, warmup))
+                await self._unit(n, free, warmup, deadline)
                 free = monotonic_ns()
 
         await self._until_done_or_stopped([asyncio.ensure_future(slot()) for _ in range(max(1, slots))])
@@ -218,9 +249,9 @@ class _Level:
         sem = asyncio.Semaphore(cap) if cap else None
         running: set[asyncio.Task] = set()
 
-        async def one(rec: Record) -> None:
+        async def one(n: int, due: int) -> None:
             try:
-                await self._send(rec)
+                await self._unit(n, due, False)
             finally:
                 if sem is not None:
                     sem.release()
@@ -241,7 +272,7 @@ class _Level:
                     await sem.acquire()  # time spent here is client queueing, reported as such
                     if held:
                         ready = monotonic_ns()
-                task = asyncio.ensure_future(one(self._record(n, due, False)))
+                task = asyncio.ensure_future(one(n, due))
                 running.add(task)
                 task.add_done_callback(running.discard)
 
@@ -258,9 +289,9 @@ class _Level:
             if plan.warmup_ids:
                 t = monotonic_ns()
                 await self.closed(iter(plan.warmup_ids), min(plan.slots or len(plan.warmup_ids), len(plan.warmup_ids)), t, None, True)
+            gc.collect()  # before the start is fixed: a full collection of a large heap must not eat into the level
             t0 = sync()  # all processes of a --workers run start their measured phase together
             self.collect.begin(t0)
-            gc.collect()
             gc.freeze()  # what exists now is never walked again; what the requests leave behind still is
             collections = _gc_count()
             self.loop_lag = OrderedSample()
@@ -289,7 +320,7 @@ class _Level:
             collect.tally, collect.timeline, collect.sent, collect.warmup, t0, t_end, cpu,
             self.loop_lag.values(), self.dispatch_lag.values(),
             interrupted=self.stop.is_set(), gc_collections=collections, worker=plan.worker,
-            server_tallies=collect.balancer.tallies(),
+            server_tallies=collect.balancer.tallies(), turns=collect.turns, prefix=collect.prefix,
         )
 
 
