@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS_OF_ONE_COMPONENT = {
     "bench_dataset_prep.py", "bench_length_batches.py", "bench_perf.py", "bench_report.py", "bench_run_loop.py",
     "bench_scoring.py", "bench_xlsx.py", "bench_train_step.py", "bench_startup.py", "mutation_test.py",
+    "bench_likelihood.py",  # the likelihood methods against generate, on one loaded model
+    "bench_video_decode.py",  # frame decoding alone (vlmkit.core.video) against a bare opencv floor
     "mock_openai_server.py",  # the perf benchmark's server: stamps receive times with vlmkit.perf.wire's reader
 }
 
