@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from vlmkit.perf.groups import KeyedTally
+from vlmkit.perf.jsonl_input import json_objects
 from vlmkit.perf.options import PerfInputError
 
 ROLE_OF = {"system": "system", "human": "user", "user": "user", "gpt": "assistant", "assistant": "assistant"}
@@ -136,29 +137,18 @@ def read_sessions(path: str | Path) -> list[Session]:
     """Every conversation of the file (see the module docstring); one line naming the file, line and field for one
     that cannot be replayed."""
     path = Path(path)
-    if not path.is_file():
-        raise PerfInputError(f"--sessions {path}: no such file")
     sessions = []
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, text in enumerate(handle, 1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except ValueError as exc:
-                raise _bad(path, number, "line", f"not JSON ({exc})") from None
-            if not isinstance(record, dict):
-                raise _bad(path, number, "line", "expected a JSON object")
-            if "messages" in record:
-                turns = _from_messages(path, number, record["messages"])
-            elif "conversations" in record:
-                turns = _from_sharegpt(path, number, record)
-            else:
-                raise _bad(path, number, "messages", "expected `messages` (Ark) or `conversations` (ShareGPT)")
-            if not any(t["role"] == "user" for t in turns):
-                raise _bad(path, number, "messages", "no user turn to send")
-            name = record.get("id", record.get("session_id", number))
-            sessions.append(Session(str(name), turns))
+    for number, record in json_objects(path, "--sessions"):
+        if "messages" in record:
+            turns = _from_messages(path, number, record["messages"])
+        elif "conversations" in record:
+            turns = _from_sharegpt(path, number, record)
+        else:
+            raise _bad(path, number, "messages", "expected `messages` (Ark) or `conversations` (ShareGPT)")
+        if not any(t["role"] == "user" for t in turns):
+            raise _bad(path, number, "messages", "no user turn to send")
+        name = record.get("id", record.get("session_id", number))
+        sessions.append(Session(str(name), turns))
     if not sessions:
         raise PerfInputError(f"--sessions {path}: no conversations in the file")
     return sessions

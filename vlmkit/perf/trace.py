@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vlmkit.perf.jsonl_input import json_objects
 from vlmkit.perf.options import PerfInputError
 
 BLOCK_TOKENS = 512
@@ -47,28 +48,17 @@ def _count(path: Path, line: int, record: dict[str, Any], field: str, *, zero: b
 def read_trace(path: str | Path) -> list[TraceLine]:
     """The trace's lines in timestamp order; one line naming the file, line and field for a bad one."""
     path = Path(path)
-    if not path.is_file():
-        raise PerfInputError(f"--trace {path}: no such file")
     lines = []
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, text in enumerate(handle, 1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except ValueError as exc:
-                raise PerfInputError(f"{path}: line {number}: not JSON ({exc})") from None
-            if not isinstance(record, dict):
-                raise PerfInputError(f"{path}: line {number}: expected a JSON object")
-            stamp = record.get("timestamp")
-            if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or stamp != stamp or stamp < 0:
-                raise PerfInputError(f"{path}: line {number}: timestamp: expected milliseconds >= 0, got "
-                                     f"{json.dumps(stamp)}")
-            ids = record.get("hash_ids", [])
-            if not isinstance(ids, list) or not all(i.__class__ is int for i in ids):
-                raise PerfInputError(f"{path}: line {number}: hash_ids: expected a list of integers")
-            lines.append(TraceLine(float(stamp), _count(path, number, record, "input_length"),
-                                   _count(path, number, record, "output_length"), tuple(ids), number))
+    for number, record in json_objects(path, "--trace"):
+        stamp = record.get("timestamp")
+        if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or stamp != stamp or stamp < 0:
+            raise PerfInputError(f"{path}: line {number}: timestamp: expected milliseconds >= 0, got "
+                                 f"{json.dumps(stamp)}")
+        ids = record.get("hash_ids", [])
+        if not isinstance(ids, list) or not all(i.__class__ is int for i in ids):
+            raise PerfInputError(f"{path}: line {number}: hash_ids: expected a list of integers")
+        lines.append(TraceLine(float(stamp), _count(path, number, record, "input_length"),
+                               _count(path, number, record, "output_length"), tuple(ids), number))
     if not lines:
         raise PerfInputError(f"--trace {path}: no requests in the file")
     lines.sort(key=lambda t: t.timestamp_ms)
