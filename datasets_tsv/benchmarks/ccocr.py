@@ -1,8 +1,10 @@
-"""CC-OCR's text-reading tracks (CCOCR_MultiLanOcr_*, CCOCR_MultiSceneOcr_*): VLMEvalKit's CCOCRDataset.
+"""CC-OCR's text-reading and key information extraction tracks (CCOCR_MultiLanOcr_*, CCOCR_MultiSceneOcr_*,
+CCOCR_Kie_*): VLMEvalKit's CCOCRDataset.
 
 The prompt is VLMEvalKit's ImageBaseDataset prompt: the row's image(s), then its `question` as it is. Scoring:
-vlmkit.scoring.benchmarks.ccocr (token F1 per row, macro F1 per sub-dataset, `lan_ocr`/`scene_ocr` and `total`).
-The KIE and document-parsing tracks and the combined CCOCR file are listed in the catalog, not built.
+vlmkit.scoring.benchmarks.ccocr (token F1 per row, macro F1 per sub-dataset, `lan_ocr`/`scene_ocr`; KIE field F1 and
+tree-edit-distance accuracy, `kie`; and `total`). The document-parsing track and the combined CCOCR file are listed in
+the catalog, not built.
 """
 
 from __future__ import annotations

@@ -46,7 +46,26 @@ def dynamath_rows() -> list[dict]:
     return [{**row, "answer_type": "float"} for row in any_shape_rows()]
 
 
+def m4bench_rows() -> list[dict]:
+    """M4Bench's two images in their own columns, with their addresses, and the query."""
+    return [{"index": i, "image1": JPEG, "image2": JPEG, "image1_path": f"https://x.org/{i}_1.jpg",
+             "image2_path": f"https://x.org/{i}_2.jpg", "query": f"Q{i}?\n(A) x\n(B) y", "response": "A"}
+            for i in range(2)]  # fmt: skip
+
+
+def spatial457_rows() -> list[dict]:
+    return [{**row, "category": "L1_single"} for row in any_shape_rows()]
+
+
+def mmoral_rows() -> list[dict]:
+    return [{**row, "option1": "x", "option2": "y", "option3": "z", "option4": "w", "category": "Teeth"}
+            for row in any_shape_rows()]  # fmt: skip
+
+
 SHAPED_ROWS = {  # class -> its rows
+    "datasets_tsv.benchmarks.mmoral_opg:MMOralOPGClosedDataset": mmoral_rows,
+    "datasets_tsv.benchmarks.spatial457:Spatial457Dataset": spatial457_rows,
+    "datasets_tsv.benchmarks.m4bench:M4BenchDataset": m4bench_rows,
     "datasets_tsv.benchmarks.chartqapro:ChartQAProDataset": chartqapro_rows,
     "datasets_tsv.benchmarks.dynamath:DynaMathDataset": dynamath_rows,
 }

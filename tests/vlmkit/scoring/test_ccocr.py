@@ -60,14 +60,19 @@ def test_vlmevalkit_counts_the_last_row_of_a_repeated_image_name():
     assert "image_name" in result.vlmevalkit.notes[0]
 
 
-def test_kie_and_parsing_rows_are_refused_in_one_line():
-    with pytest.raises(ValueError, match="categories kie .* not scored by vlmkit yet"):
-        score_ccocr(pd.DataFrame([row(1, "kie", "CORD", "{}", "{}")]))
+def test_table_parsing_rows_and_other_categories_are_refused_in_one_line():
+    table = {**row(1, "doc_parsing", "TableScanEng", "<table></table>", "x"), "l2-category": "table"}
+    with pytest.raises(ValueError, match="document parsing of table .* not scored by vlmkit yet"):
+        score_ccocr(pd.DataFrame([table]))
+    with pytest.raises(ValueError, match="categories vqa are not CC-OCR's"):
+        score_ccocr(pd.DataFrame([row(1, "vqa", "X", "x", "x")]))
 
 
 def test_the_ocr_names_are_scorable_by_catalog_name(lmu_root: Path):
     ok = [r.name for r in catalog_rows().values() if r.name.startswith("CCOCR") and r.status == "ok"]
-    assert len(ok) == 23 and all(n.startswith(("CCOCR_MultiLanOcr_", "CCOCR_MultiSceneOcr_")) for n in ok)
+    assert len(ok) == 35 and all(n.startswith(("CCOCR_MultiLanOcr_", "CCOCR_MultiSceneOcr_", "CCOCR_Kie_",
+                                               "CCOCR_DocParsing_")) for n in ok)  # fmt: skip
+    assert not any("Table" in n for n in ok)  # TEDS is not in vlmkit
     write_tsv(lmu_root / "CCOCR_MultiLanOcr_French.tsv", [
         {"index": 0, "image": b64(image_bytes()), "question": "Read all the text in the image.", "answer": "Le chat",
          "category": "multi_lan_ocr", "l2-category": "French", "split": "French", "image_name": "f0"}])  # fmt: skip

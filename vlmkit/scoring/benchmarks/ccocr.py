@@ -15,7 +15,12 @@ and the F1 of its summed counts (`mirco_f1_score`, VLMEvalKit's spelling). Figur
 Where vlmkit differs: a failed call has no reply and scores 0, as VLMEvalKit's (it leaves the row's reply out,
 which reads as empty); VLMEvalKit keys the rows of a sub-dataset by `image_name`, so of two rows with the same name
 only the last counts: vlmkit counts every row (VLMEvalKit's figure does as VLMEvalKit, and says so).
-The KIE and document-parsing tracks (tree edit distance, TEDS) are not here: rows of those categories are refused.
+The key information extraction track (category `kie`) is scored as vlmkit.scoring.benchmarks.ccocr_kie says: per
+sub-dataset `<split>: f1_score`, `<split>: acc`, `<split>: response_success_ratio`, and the track's figure `kie` (the
+mean `acc`), a row's per-sample score its tree accuracy.
+The document-parsing track (category `doc_parsing`) is scored as vlmkit.scoring.benchmarks.ccocr_parsing says for
+its `doc`, `formula` and `molecular` sub-datasets (`<split>: score`, the track's figure `doc_parsing`); its tables
+(TEDS) are not here: rows of `l2-category` `table` are refused.
 """
 
 from __future__ import annotations
@@ -28,13 +33,16 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.core.cells import listed
+from vlmkit.scoring.benchmarks.ccocr_kie import KieRow, kie_row, kie_summary
+from vlmkit.scoring.benchmarks.ccocr_parsing import OPS, parsing_score
 from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
-TRACKS = {"multi_lan_ocr": "lan_ocr", "multi_scene_ocr": "scene_ocr"}  # category -> VLMEvalKit's figure
+TRACKS = {"multi_lan_ocr": "lan_ocr", "multi_scene_ocr": "scene_ocr", "kie": "kie", "doc_parsing": "doc_parsing"}
+KIE, PARSING = "kie", "doc_parsing"  # (TRACKS: category -> its figure)
 CHARACTER_LEVEL_SPLITS = ("Arabic", "Japanese", "Korean")  # and any split containing "zh"
 _EPS = 1e-9
 
@@ -72,11 +80,31 @@ def f1(right: int, n_gold: int, n_pred: int) -> float:
     return 2 * recall * precision / (recall + precision + _EPS)
 
 
-def figures(groups: dict[tuple[str, str, str], list[tuple[int, int, int]]]) -> dict[str, float]:
+# a text-reading row's (right, answer tokens, reply tokens), a KIE row, or a document-parsing row's score
+Row = tuple[int, int, int] | KieRow | float
+
+
+def row_score(row: Row) -> float:
+    """A row's own score: its token F1 (text reading), tree accuracy (KIE) or edit-distance score (parsing)."""
+    if isinstance(row, KieRow):
+        return row.acc
+    return float(row) if isinstance(row, float) else f1(*row)
+
+
+def figures(groups: dict[tuple[str, str, str], list[Row]]) -> dict[str, float]:
     """VLMEvalKit's figures (and the per-split ones) from each sub-dataset's rows' counts."""
     out: dict[str, float] = {}
     by_track: dict[str, list[float]] = {}
     for (category, _, split), counts in groups.items():
+        if category == KIE:
+            summary = kie_summary(counts)  # type: ignore[arg-type]
+            out.update({f"{split}: {name}": value for name, value in summary.items()})
+            by_track.setdefault(TRACKS[category], []).append(summary["acc"])
+            continue
+        if category == PARSING:
+            out[f"{split}: score"] = sum(counts) / len(counts)  # type: ignore[arg-type]
+            by_track.setdefault(TRACKS[category], []).append(out[f"{split}: score"])
+            continue
         macro = sum(f1(*c) for c in counts) / (len(counts) + _EPS)
         right, gold, pred = (sum(c[i] for c in counts) for i in range(3))
         out[f"{split}: macro_f1_score"] = macro
@@ -96,19 +124,21 @@ def score_ccocr(df: pd.DataFrame) -> EvalResult:
     records = df.to_dict("records")
     other = sorted({str(r["category"]) for r in records} - set(TRACKS))
     if other:
-        raise ValueError(f"{what}: categories {', '.join(other)} (KIE, document parsing) are not scored by vlmkit yet; "
-                         f"it scores {', '.join(TRACKS)}")  # fmt: skip
-    groups: dict[tuple[str, str, str], list[tuple[int, int, int]]] = {}
+        raise ValueError(f"{what}: categories {', '.join(other)} are not CC-OCR's; it scores {', '.join(TRACKS)}")
+    ops = sorted({str(r["l2-category"]) for r in records if r["category"] == PARSING} - set(OPS))
+    if ops:
+        raise ValueError(f"{what}: document parsing of {', '.join(ops)} (TEDS) is not scored by vlmkit yet; it scores "
+                         f"{', '.join(OPS)}")  # fmt: skip
+    groups: dict[tuple[str, str, str], list[Row]] = {}
     per_row: list[float] = []
     errors = []
     for r in records:
         key = (str(r["category"]), str(r["l2-category"]), str(r["split"]))
-        reply = "" if failed_call(r["prediction"]) else str(r["prediction"])
         if failed_call(r["prediction"]):
             errors.append(r["index"])
-        counts = row_counts(reply, str(r["answer"]), key[0], key[2])
+        counts = _row(r, None if failed_call(r["prediction"]) else str(r["prediction"]), key)
         groups.setdefault(key, []).append(counts)
-        per_row.append(f1(*counts))
+        per_row.append(row_score(counts))
     metrics = figures(groups)
     notes = []
     if errors:
@@ -123,18 +153,27 @@ def score_ccocr(df: pd.DataFrame) -> EvalResult:
     )  # fmt: skip
 
 
+def _row(r: dict[str, Any], reply: str | None, key: tuple[str, str, str]) -> Row:
+    """A row's counts; `reply` None for a failed call (text reading: an empty reply; KIE: no prediction)."""
+    if key[0] == KIE:
+        return kie_row(reply, r["answer"], f"CC-OCR scoring: row index {r['index']}, field answer")
+    if key[0] == PARSING:
+        return parsing_score(reply, str(r["answer"]), key[1])
+    return row_counts(reply or "", str(r["answer"]), key[0], key[2])
+
+
 def _vlmevalkit_figure(records: list[dict[str, Any]], replies: list[str | None], mine: list[float]
                        ) -> VlmevalkitFigure:  # fmt: skip
     """VLMEvalKit's reading: the reply its xlsx round trip leaves (a failed call left out: empty), the rows of a
     sub-dataset keyed by image_name (the last of a repeated name counts)."""
-    keyed: dict[tuple[str, str, str], dict[str, tuple[int, int, int]]] = {}
+    keyed: dict[tuple[str, str, str], dict[str, Row]] = {}
     differing = []
-    for r, reply, my_f1 in zip(records, replies, mine, strict=True):
+    for r, reply, my_score in zip(records, replies, mine, strict=True):
         key = (str(r["category"]), str(r["l2-category"]), str(r["split"]))
-        counts = row_counts(reply or "", str(r["answer"]), key[0], key[2])
+        counts = _row(r, reply, key)
         keyed.setdefault(key, {})[str(r["image_name"])] = counts
-        if reply is not None and f1(*counts) != my_f1:
-            differing.append(ReadingDifference(r["index"], str(r["prediction"]), reply, my_f1, f1(*counts)))
+        if reply is not None and row_score(counts) != my_score:
+            differing.append(ReadingDifference(r["index"], str(r["prediction"]), reply, my_score, row_score(counts)))
     groups = {key: list(rows.values()) for key, rows in keyed.items()}
     notes = []
     dropped = len(records) - sum(len(v) for v in groups.values())
