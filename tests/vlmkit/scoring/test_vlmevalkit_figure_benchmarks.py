@@ -22,7 +22,7 @@ from vlmkit.judging import FunctionJudge, JudgeRequest
 from vlmkit.scoring.benchmarks.crpe import vlmevalkit_groups
 from vlmkit.scoring.benchmarks.mathverse import score_mathverse
 from vlmkit.scoring.benchmarks.mmvet import vlmevalkit_grade
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_replies
+from vlmkit.scoring.common.vlmevalkit_replies import vlmevalkit_replies
 from vlmkit.scoring.vlmevalkit_figure import VLMEVALKIT_COMMIT
 
 from tests.support.tsvs import b64, image_bytes, write_tsv

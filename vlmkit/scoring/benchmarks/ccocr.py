@@ -35,7 +35,7 @@ import pandas as pd
 from vlmkit.core.cells import listed
 from vlmkit.scoring.benchmarks.ccocr_kie import KieRow, kie_row, kie_summary
 from vlmkit.scoring.benchmarks.ccocr_parsing import OPS, parsing_score
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, vlmevalkit_replies
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale

@@ -26,7 +26,7 @@ import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
 from vlmkit.core.cells import listed
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, vlmevalkit_replies
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale

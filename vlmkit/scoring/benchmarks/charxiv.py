@@ -23,7 +23,7 @@ import pandas as pd
 
 from vlmkit.core.cells import listed, whole_number
 from vlmkit.judging import Judge, judge_rounds
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale

@@ -25,7 +25,7 @@ category other than the four is reported under its own name (VLMEvalKit fails on
 multiple of 4: its figure is then not computed).
 
 VLMEvalKit's figure (EvalResult.vlmevalkit): its group scoring on the replies as it reads them back from its xlsx
-(vlmkit.scoring.benchmarks.vlmevalkit_replies: an empty reply, `None`, `N/A`... are the text `nan`, which its rule
+(vlmkit.scoring.common.vlmevalkit_replies: an empty reply, `None`, `N/A`... are the text `nan`, which its rule
 reads as text; a failed call is a miss on both sides), each group filed under VLMEvalKit's category; the rows whose
 verdict differs are listed.
 """
@@ -39,7 +39,7 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.core.cells import listed
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import changed_replies, failed_call, vlmevalkit_replies
+from vlmkit.scoring.common.vlmevalkit_replies import changed_replies, failed_call, vlmevalkit_replies
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.common.text_norm import cell_text
 from vlmkit.scoring.result import EvalResult

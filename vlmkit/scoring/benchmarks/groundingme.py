@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.core.cells import is_blank, listed
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import (
+from vlmkit.scoring.common.vlmevalkit_replies import (
     VLMEVALKIT_FAILURE_REPLY, failed_call, vlmevalkit_replies,
 )  # fmt: skip
 from vlmkit.scoring.common.breakdown import require_columns

@@ -37,7 +37,7 @@ import pandas as pd
 
 from vlmkit.core.cells import is_missing, listed
 from vlmkit.scoring.benchmarks.gui_points import Click, Convention, read_click
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, vlmevalkit_cells_of
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_cells_of
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale

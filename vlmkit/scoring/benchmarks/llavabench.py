@@ -56,7 +56,7 @@ from vlmkit.core.reasoning import answer_part
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import changed_replies, failed_call
+from vlmkit.scoring.common.vlmevalkit_replies import changed_replies, failed_call
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 SYSTEM_PROMPT = "You are a helpful and precise assistant for checking the quality of the answer."

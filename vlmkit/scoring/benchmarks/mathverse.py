@@ -47,7 +47,7 @@ from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.common.breakdown import group_means, require_columns, split_category_table
 from vlmkit.scoring.common.math_answers import BadRow, Tally, where
 from vlmkit.scoring.result import EvalResult
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import VLMEVALKIT_FAILURE_REPLY, changed_replies, failed_call
+from vlmkit.scoring.common.vlmevalkit_replies import VLMEVALKIT_FAILURE_REPLY, changed_replies, failed_call
 from vlmkit.scoring.common.text_norm import cell_text
 from vlmkit.scoring.common.vlmevalkit_cells import vlmevalkit_texts
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from vlmkit.core.cells import is_blank, listed
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, vlmevalkit_replies
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale

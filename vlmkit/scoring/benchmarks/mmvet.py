@@ -57,7 +57,7 @@ from vlmkit.core.reasoning import answer_part
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import changed_replies, failed_call
+from vlmkit.scoring.common.vlmevalkit_replies import changed_replies, failed_call
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 # VLMEvalKit's build_mmvet_gpt4_prompt, up to the row the judge completes (starts with a newline; ends after the

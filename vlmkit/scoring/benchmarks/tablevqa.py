@@ -40,7 +40,7 @@ from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
 from vlmkit.scoring.common.text_norm import cell_text
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, not_text
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, not_text
 from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 SPLITS = ("fintabnetqa", "vtabfact", "vwtq", "vwtq_syn")

@@ -40,7 +40,7 @@ from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
 from vlmkit.scoring.common.text_norm import parse_answer_list
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, not_text
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, not_text
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 from vlmkit.scoring.benchmarks.vcr_tokens import LANGUAGES, tokenizer
 

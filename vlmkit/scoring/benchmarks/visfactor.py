@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.core.cells import is_missing, listed
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, vlmevalkit_replies
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.common.vlmevalkit_cells import vlmevalkit_texts
 from vlmkit.scoring.result import EvalResult

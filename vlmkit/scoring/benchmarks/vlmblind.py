@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 import pandas as pd
 
 from vlmkit.core.cells import is_blank, listed
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, not_text
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, not_text
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale

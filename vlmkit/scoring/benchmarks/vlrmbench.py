@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.core.cells import listed
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import (
+from vlmkit.scoring.common.vlmevalkit_replies import (
     VLMEVALKIT_FAILURE_REPLY, failed_call, vlmevalkit_cells_of, vlmevalkit_replies,
 )  # fmt: skip
 from vlmkit.scoring.common.breakdown import require_columns

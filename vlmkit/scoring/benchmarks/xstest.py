@@ -22,7 +22,7 @@ import pandas as pd
 
 from vlmkit.core.cells import listed
 from vlmkit.judging import Judge, judge_rounds
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import failed_call, vlmevalkit_replies
+from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale

@@ -31,7 +31,7 @@ from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.common.intervals import Interval, bootstrap, weighted_mean
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, POINTS, Scale
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
+from vlmkit.scoring.common.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, parse_answer_list
 from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, nan_note
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure

@@ -27,7 +27,7 @@ from vlmkit.core.cells import is_missing
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
+from vlmkit.scoring.common.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER, cell_text
 from vlmkit.scoring.common.vlmevalkit_cells import vlmevalkit_texts
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure

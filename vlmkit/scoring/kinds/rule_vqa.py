@@ -17,7 +17,7 @@ vlmeval/dataset/utils/tallyqa.py at VLMEVALKIT_COMMIT), each result carrying VLM
 A failed call (no prediction) is a miss, counted under `inference_errors`; a row without an answer is a miss,
 counted under `invalid_target` and named in a note. VLMEvalKit reads an empty or `None`/`N/A` reply as the text `nan`
 (vlmkit.scoring.common.vlmevalkit_cells); its figure lists every row scored (TallyQA: read) differently (a failed
-call is a miss on both sides, never listed: vlmkit.scoring.benchmarks.vlmevalkit_replies).
+call is a miss on both sides, never listed: vlmkit.scoring.common.vlmevalkit_replies).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import pandas as pd
 from vlmkit.core.cells import is_blank, is_missing, listed, whole_number
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
+from vlmkit.scoring.common.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, is_nan_cell, nan_note, vlmevalkit_cells
 from vlmkit.scoring.common.intervals import wilson
 from vlmkit.scoring.result import EvalResult

@@ -23,7 +23,7 @@ from rapidfuzz.distance import Levenshtein
 
 from vlmkit.core.cells import is_missing, listed
 from vlmkit.scoring.common.breakdown import group_means, require_columns, split_category_table, split_series
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
+from vlmkit.scoring.common.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, is_nan_cell, nan_note, vlmevalkit_texts
 from vlmkit.scoring.kinds import vqa_vlmevalkit
 from vlmkit.scoring.common.headline_interval import headline_interval

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.judging import Judge
-from vlmkit.scoring.benchmarks.vlmevalkit_replies import vlmevalkit_cells_of
+from vlmkit.scoring.common.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.choice_judge import YORN_TEMPERATURES, Judged, ask_judge, row_keys, yorn_judge_prompt
 from vlmkit.scoring.common.text_norm import cell_text
 from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, is_nan_cell, nan_note, vlmevalkit_texts
