@@ -17,6 +17,10 @@ Without `"stream": true` (or with `--no-stream`) the answer is one chat.completi
 token would have been (ttft + (tokens - 1) * itl after the body arrived), so it plays a slow server for `vlmkit run`.
 GET /health and GET .../models answer 200; GET /metrics answers vLLM's Prometheus names for what this server counts
 (streams running, prompt/generation tokens, --prefix-cache queries and hits in tokens of 4 bytes); anything else 404.
+`--answer-from-prompt` answers the text of the prompt's first `[answer:X]` directive (X: letters and digits) as one
+token, for accuracy under load (`vlmkit perf --score`); with `--wrong-above N`, a stream that arrives while N or more
+are already being answered gets a wrong answer instead (`A`, or `B` when X is `A`): right at low concurrency, wrong
+at high.
 `--ttft-per-running-ms X` adds X ms to the first token's delay per stream already being answered (a latency that
 grows with the load, for the SLO search); `--prefix-cache` plays a prefix cache over the bodies' leading bytes.
 
@@ -61,6 +65,7 @@ _STREAM = re.compile(rb'"stream"\s*:\s*true')
 _IGNORE_EOS = re.compile(rb'"ignore_eos"\s*:\s*true')
 _FAULT = re.compile(rb"\[mock:([a-z0-9]+)\]")
 _TAG = re.compile(rb"\[req:([A-Za-z0-9_-]+)\]")
+_ANSWER = re.compile(rb"\[answer:([A-Za-z0-9]+)\]")
 CACHE_BLOCK = 64  # bytes per --prefix-cache block
 CACHE_LIMIT = 1_000_000  # blocks remembered at most
 _STATUS_TEXT = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 411: "Length Required",
@@ -102,6 +107,8 @@ class Settings:
         self.tokens = args.tokens
         self.usage = not args.no_usage
         self.stream = not args.no_stream
+        self.answer_from_prompt = args.answer_from_prompt
+        self.wrong_above = args.wrong_above
         self.record = open(args.record, "a", encoding="utf-8") if args.record else None
         self.faults = args.faults
         self.key = args.require_key
@@ -210,6 +217,7 @@ class Connection(asyncio.Protocol):
         self.stamped: Any = None  # vlmkit.perf.wire.stamp_reads: the kernel receive time of the last read
         self.ttft = settings.ttft  # the request being answered: --ttft-ms plus --ttft-per-kb-ms of its body
         self.counted = False  # the stream being answered counts in Settings.running
+        self.answer: bytes | None = None  # --answer-from-prompt: the first (only) chunk of the stream being answered
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -304,6 +312,9 @@ class Connection(asyncio.Protocol):
         ignore_eos = _last(body, b'"ignore_eos"', _IGNORE_EOS) is not None
         n = max_tokens if (ignore_eos and max_tokens) else min(self.s.tokens, max_tokens or self.s.tokens)
         n = max(n, 1)
+        self.answer = self._answer_chunk(body) if self.s.answer_from_prompt else None
+        if self.answer is not None:
+            n = 1
         finish = "length" if max_tokens is not None and n >= max_tokens else "stop"
         stream = self.s.stream and _last(body, b'"stream"', _STREAM) is not None
         prompt_tokens = len(body) // 4
@@ -334,7 +345,7 @@ class Connection(asyncio.Protocol):
             stat = [tagged.group(1).decode() if tagged else None, arrived, 0, 0, kernel]
             self.s.stats.append(stat)
         if not fault and self.ttft == 0 and self.s.itl == 0:
-            first = self.s.first if stat is None else self.s.first_for(stat[0])
+            first = self.answer or (self.s.first if stat is None else self.s.first_for(stat[0]))
             if stat is not None:
                 stat[2] = stat[3] = monotonic_ns()
             self.transport.write(self.s.headers_sse + first + self.s.token * (n - 1) + tail)
@@ -348,6 +359,16 @@ class Connection(asyncio.Protocol):
         self.stat = stat
         self.timer = loop.call_at(start + self.ttft, self._stream, loop, start, 0, n, tail, fault)
 
+    def _answer_chunk(self, body: bytes) -> bytes | None:
+        """--answer-from-prompt: the chunk carrying the prompt's `[answer:X]` (wrong past --wrong-above streams)."""
+        found = _ANSWER.search(body)
+        if found is None:
+            return None
+        right = found.group(1).decode()
+        limit = self.s.wrong_above
+        text = right if limit is None or self.s.running < limit else ("B" if right == "A" else "A")
+        return _event(_delta(text, role=True))
+
     def _stream(self, loop: asyncio.AbstractEventLoop, start: float, k: int, n: int, tail: bytes, fault: str) -> None:
         """Send token k (at its absolute deadline) and schedule token k+1."""
         self.timer = None
@@ -355,7 +376,9 @@ class Connection(asyncio.Protocol):
         if transport is None:
             return
         stat = self.stat
-        if k == 0:
+        if k == 0 and self.answer is not None:
+            transport.write(self.answer)
+        elif k == 0:
             if stat is not None:
                 first = self.s.first_for(stat[0])
                 stat[2] = monotonic_ns()
@@ -448,6 +471,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="remember the leading bytes of bodies in blocks of 64; a request's bytes already seen "
                              "are cached (no --ttft-per-kb-ms for them) and counted in /metrics' prefix-cache hits")
     parser.add_argument("--tokens", type=int, default=16, help="tokens per answer (capped by max_tokens)")
+    parser.add_argument("--answer-from-prompt", action="store_true",
+                        help="answer the prompt's [answer:X] directive as one token (accuracy under load)")
+    parser.add_argument("--wrong-above", type=int, default=None, metavar="N",
+                        help="--answer-from-prompt: a stream arriving while N or more are answered gets a wrong answer")
     parser.add_argument("--no-usage", action="store_true", help="never send a usage chunk")
     parser.add_argument("--no-stream", action="store_true", help="answer plain JSON even when asked to stream")
     parser.add_argument("--require-key", default=None, metavar="KEY", help="answer 401 unless `Authorization: Bearer KEY`")

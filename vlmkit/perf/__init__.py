@@ -12,7 +12,8 @@ level), bottleneck (client-side limits), report (files, console), plots (PNG), a
 subcommand). Workloads beyond one row, one request (issue 29): synthetic (--synthetic-image/--synthetic-video),
 sessions (--sessions: multi-turn, per-turn figures), trace (--trace: Mooncake timestamps, drift), blocks (prompt text
 of N tokens from shared block ids), prefix (--prefix-share), groups (figures kept per turn or prefix group),
-promtext and server_metrics (--metrics-url: the server's Prometheus figures), search (--slo targets, --search-rate). Memory is flat in a run's length: no record outlives its line. Nothing heavy is imported until used.
+promtext and server_metrics (--metrics-url: the server's Prometheus figures), search (--slo targets, --search-rate),
+accuracy (--score: each level's answers scored by the dataset's own scorer, misses counted). Memory is flat in a run's length: no record outlives its line. Nothing heavy is imported until used.
 """
 
 from __future__ import annotations

@@ -225,6 +225,12 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     total_rows = len(dataset.data)
     if total_rows == 0:
         raise PerfInputError(f"dataset {dataset.name}: no rows to send")
+    if options.score:  # before the probe: a source without answers is refused before any request
+        from vlmkit.perf.accuracy import score_refusal
+
+        refusal = score_refusal(dataset, options)
+        if refusal is not None:
+            raise PerfInputError(refusal)
     servers = target.servers()
     probes = [probe(target, options, url) for url in servers]
     probed = probes[0] if len(probes) == 1 else {
@@ -237,6 +243,7 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
     units = len(sessions) if sessions is not None else total_rows
     needed = None if options.duration or sessions is not None else options.warmup + (options.num_requests or total_rows)
     prepared = build_requests(dataset, options, needed, video_frames)
+    prepared.keep_replies = options.score
     if sessions is not None:
         prepared.sessions, prepared.think_ns = sessions, int(options.think_time * 1e9)
     _say(options, f"vlmkit perf: {len(prepared)} request bodies built before timing ({prepared.total_bytes / 1e6:.2f} MB, "
@@ -298,6 +305,8 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
             if options.metrics_url:
                 sampler = Sampler(options.metrics_url, options.metrics_interval, scrub(options.metrics_url, secrets))
                 sampler.start()
+            lines.flush()
+            level_offset = lines.tell()  # --score: this level's lines start here
             try:
                 outcome = _run_one_level(plan, prepared, target, options, lines, lines_path)
             except KeyboardInterrupt:  # between phases, outside the loop's own handler
@@ -344,6 +353,11 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
                 unread = metrics_warning(server_block)
                 if unread:
                     level["warnings"].append(unread)
+            if options.score:
+                from vlmkit.perf.accuracy import score_level
+
+                lines.flush()
+                level["accuracy"] = score_level(dataset, lines_path, level_offset, plan.label)
             if plan.label in offered:
                 info = offered[plan.label]
                 level["trace"] = drift_block(level, info["speed"], info["offered"], info["span_s"])
@@ -365,6 +379,10 @@ def run_perf(dataset: Dataset, options: PerfOptions, *, video_frames: Any = None
         summary["notes"].append(CUT_SHORT)
     if workers_failed:
         summary["notes"].append(WORKERS_FAILED)
+    if options.score:
+        from vlmkit.perf.accuracy import MISSES_NOTE
+
+        summary["notes"].append(f"--score: {MISSES_NOTE}")
     if options.plots:
         from vlmkit.perf.plots import write_plots
 

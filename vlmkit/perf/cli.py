@@ -81,6 +81,9 @@ def add_perf_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--search-requests", type=int, default=100, metavar="N", help="--search-rate: fewest requests a probe (default 100)")
     p.add_argument("--search-probe-s", type=float, default=20.0, metavar="S", help="--search-rate: fewest seconds of "
                    "arrivals a probe (default 20)")
+    p.add_argument("--score", action="store_true", help="score each level's answers with the dataset's own scorer and "
+                   "report accuracy against the load (timeouts, errors and cut-off replies count as misses; --data "
+                   "with a scorable benchmark only)")
     p.add_argument("--workers", type=int, default=1, help="client processes sharing the load (one per core for high concurrency)")
     p.add_argument("--read-times", action="store_true", help="time each chunk when the client reads it, not when the kernel received it (SO_TIMESTAMPNS)")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="per-request timeout in seconds (default 300)")
@@ -146,6 +149,7 @@ def run_perf_command(args: argparse.Namespace) -> int:
             metrics_url=args.metrics_url,
             metrics_interval=args.metrics_interval,
             trace_speed=(args.trace_speed or [1.0]) if args.trace is not None else None,
+            score=args.score,
         )
         if args.trace_speed is not None and args.trace is None:
             raise PerfInputError("--trace-speed applies to --trace")

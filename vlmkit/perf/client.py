@@ -75,7 +75,7 @@ class Record:
         "n", "row", "warmup", "worker", "server", "max_tokens",
         "sched", "start", "end", "chunks",
         "status", "error", "message", "input_tokens", "output_tokens", "out_chars", "finished", "turn",
-        "group",
+        "group", "reply", "cut_off",
     )
 
     def __init__(self, n: int, row: int, max_tokens: int | None, sched: int, warmup: bool = False, worker: int = 0):
@@ -98,6 +98,8 @@ class Record:
         self.finished = False
         self.turn: int | None = None  # --sessions: the request's turn in its conversation (0 = the first)
         self.group: int | None = None  # --prefix-share: 1 when its prompt starts with the shared prefix, 0 its own
+        self.reply: list[str] | None = None  # --score: the answer's content pieces (None: text not kept)
+        self.cut_off = False  # finish_reason "length": the answer hit max_tokens
 
     @property
     def ok(self) -> bool:
@@ -190,14 +192,20 @@ class _Exchange:
                     choice = choices[0]
                     delta = choice.get("delta")
                     if delta:
-                        text = delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning")
+                        content = delta.get("content")
+                        text = content or delta.get("reasoning_content") or delta.get("reasoning")
                         if text:
                             if text.__class__ is not str:
                                 raise TypeError("the delta's text is not a string")
                             rec.chunks.append(t)
                             rec.out_chars += len(text)
-                    if choice.get("finish_reason"):
+                            if content and rec.reply is not None:  # the answer only: reasoning is never read as it
+                                rec.reply.append(content)
+                    finish = choice.get("finish_reason")
+                    if finish:
                         rec.finished = True
+                        if finish == "length":
+                            rec.cut_off = True
                 usage = obj.get("usage")
                 if usage:
                     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")

@@ -61,6 +61,7 @@ class PerfOptions:
     metrics_interval: float = 1.0
     slo_targets: list[Any] = field(default_factory=list)  # vlmkit.perf.search.Target: `--slo ttft_p99<=500ms`
     search: Any = None  # vlmkit.perf.search.SearchSettings: `--search-rate` (None: no search)
+    score: bool = False  # --score: each level's answers scored by the dataset's scorer (vlmkit.perf.accuracy)
 
     @property
     def open_loop(self) -> bool:
@@ -92,6 +93,7 @@ class PerfOptions:
             "metrics_interval": self.metrics_interval,
             "slo_targets": [{"name": t.name, "limit_ms": t.limit_ms} for t in self.slo_targets],
             "search_rate": vars(self.search) if self.search is not None else None,
+            "score": self.score,
         }
 
 

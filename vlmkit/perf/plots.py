@@ -8,6 +8,7 @@
 - `sweep.png` (two levels or more): throughput and TTFT/TPOT/E2EL median and p99 against the level;
 - `server_<level>.png` (--metrics-url): the server's running and waiting requests and KV-cache use over the level;
 - `slo_search.png` (--search-rate): each --slo target's figure against the probes' rates, the limit and the rate found.
+- `accuracy.png` (--score): the headline score against the concurrency (or rate), beside TTFT and E2EL median/p99.
 """
 
 from __future__ import annotations
@@ -193,6 +194,37 @@ def slo_search(path: Path, search: dict[str, Any]) -> None:
     plt.close(fig)
 
 
+def accuracy(path: Path, levels: list[dict[str, Any]]) -> None:
+    """--score: each level's headline score against its load (left), its latencies against the same load (right)."""
+    plt = _pyplot()
+    open_loop = levels[0]["mode"] == "open"
+    key = "request_rate" if open_loop else "concurrency"
+    levels = sorted(levels, key=lambda lv: lv[key])
+    x = [lv[key] for lv in levels]
+    blocks = [lv["accuracy"] for lv in levels]
+    metric = next((b["metric"] for b in blocks if b["metric"] is not None), "score")
+    fig, (score_ax, latency_ax) = plt.subplots(1, 2, figsize=(12, 4.5))
+    score_ax.plot(x, [b["value"] if b["value"] is not None else float("nan") for b in blocks], marker="o",
+                  color="tab:purple")
+    scale = next(((b.get("scale") or {}).get("scale") for b in blocks if b.get("scale")), None)
+    score_ax.set_ylabel(metric + (f" ({scale})" if scale else ""))
+    score_ax.set_title("timeouts, errors and cut-off replies count as misses", fontsize=9)
+    score_ax.set_ylim(bottom=0)
+    for name, color in (("ttft_ms", "tab:blue"), ("e2el_ms", "tab:orange")):
+        for stat, style in (("median", "-"), ("p99", "--")):
+            latency_ax.plot(x, [lv[name][stat] if lv[name][stat] is not None else float("nan") for lv in levels],
+                            style, marker="o", color=color, label=f"{name.replace('_ms', '').upper()} {stat}")
+    latency_ax.set_ylabel("ms")
+    latency_ax.legend(fontsize=8)
+    for ax in (score_ax, latency_ax):
+        ax.set_xlabel("request rate (req/s)" if open_loop else "concurrency")
+        ax.grid(alpha=0.3)
+    fig.suptitle("accuracy and latency against the " + ("request rate" if open_loop else "concurrency"))
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], LevelTally, Timeline | None]],
                 search: dict[str, Any] | None = None) -> tuple[list[str], str | None]:
     """(files written, note). `runs`: (level summary, its tally, its timeline) per level; `search`: the run's
@@ -216,6 +248,10 @@ def write_plots(out_dir: Path, runs: list[tuple[dict[str, Any], LevelTally, Time
     if len(runs) >= 2:
         sweep(folder / "sweep.png", [level for level, _, _ in runs])
         files.append(str(folder / "sweep.png"))
+    scored = [level for level, _, _ in runs if level.get("accuracy")]
+    if scored:
+        accuracy(folder / "accuracy.png", scored)
+        files.append(str(folder / "accuracy.png"))
     if search is not None and search["probes"]:
         slo_search(folder / "slo_search.png", search)
         files.append(str(folder / "slo_search.png"))

@@ -102,6 +102,14 @@ def workload_columns(level: dict[str, Any]) -> dict[str, Any]:
     search = level.get("search")
     if search is not None:
         row["search_passed"] = search["passed"]
+    accuracy = level.get("accuracy")
+    if accuracy is not None:
+        row["score_metric"] = accuracy["metric"]
+        row["score_value"] = accuracy["value"]
+        row["score_rows"] = accuracy["rows_scored"]
+        row["score_answered"] = accuracy["answered"]
+        row["score_cut_off"] = accuracy["cut_off"]
+        row["score_errors"] = sum(accuracy["errors"].values())
     return row
 
 
@@ -155,6 +163,9 @@ def request_line(level: str, rec: Record, index: Any, t0: int, *, servers: int =
         line["shared_prefix"] = bool(rec.group)
     if rec.turn is not None:  # --sessions: n is the session's number, turn its request's place in it (0 = first)
         line["turn"] = rec.turn
+    if rec.reply is not None:  # --score: the answer's text, scored at the level's end (vlmkit.perf.accuracy)
+        line["reply"] = "".join(rec.reply)
+        line["cut_off"] = rec.cut_off
     return line
 
 
@@ -198,11 +209,13 @@ def console_table(levels: list[dict[str, Any]]) -> str:
                 "E2EL p99": level["e2el_ms"]["p99"],
                 "conc": level["achieved_concurrency"]["mean"],
                 "goodput/s": (level.get("goodput") or {}).get("per_s"),
+                "score": (level.get("accuracy") or {}).get("formatted"),
             }
         )
     columns = list(rows[0]) if rows else []
-    if rows and all(row["goodput/s"] is None for row in rows):
-        columns.remove("goodput/s")
+    for optional in ("goodput/s", "score"):
+        if rows and all(row[optional] is None for row in rows):
+            columns.remove(optional)
     return format_table(rows, columns) + "\n(latencies in ms; figures over successful requests; definitions in perf_summary.json)"
 
 
@@ -244,6 +257,14 @@ def extra_lines(level: dict[str, Any]) -> list[str]:
         if "server_hit_rate" in prefix:
             text += f"; server's prefix-cache hit rate {_fmt(prefix['server_hit_rate'], '.1%')}"
         lines.append(text)
+    accuracy = level.get("accuracy")
+    if accuracy:
+        errors = sum(accuracy["errors"].values())
+        scale = (accuracy.get("scale") or {}).get("scale")
+        headline = (f"{accuracy['metric']} {accuracy['formatted']}" + (f" ({scale})" if scale else "")
+                    if accuracy["metric"] is not None else "nothing scored")
+        lines.append(f"{label}: score {headline} on {accuracy['rows_scored']} rows: {accuracy['answered']} answered, "
+                     f"{errors} errors, {accuracy['cut_off']} cut off (errors and cut-off replies scored as misses)")
     server = level.get("server_metrics")
     if server and server["samples"]:
         parts = [f"{k} mean {_fmt(g['mean'])} max {_fmt(g['max'])}" for k, g in server["gauges"].items()]

@@ -62,6 +62,7 @@ class PreparedRequests:
     sessions: list[list[int]] | None = None  # --sessions: the rows (turns, in order) of each session
     shared: bytes | None = None  # --prefix-share: per row, 1 when it carries the shared prefix, 0 its own
     think_ns: int = 0  # --sessions: the pause between an answer's end and the next turn
+    keep_replies: bool = False  # --score: each request keeps its answer's text until its line is written
 
     def __len__(self) -> int:
         return len(self.bodies)

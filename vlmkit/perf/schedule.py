@@ -167,6 +167,8 @@ class _Level:
         rec = Record(n, row, self.prepared.max_tokens[row], sched, warmup, self.plan.worker)
         if self.prepared.shared is not None:
             rec.group = self.prepared.shared[row]
+        if self.prepared.keep_replies:
+            rec.reply = []
         return rec
 
     async def _unit(self, n: int, sched: int, warmup: bool, deadline: int | None = None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,11 @@ from vlmkit.perf.options import PerfInputError
 CUSTOM_SUFFIXES = (".jsonl", ".csv")
 
 
-def load_dataset(data: str, *, meta: str | None = None, seed: int = 0, root: Path | None = None) -> Any:
+def load_dataset(data: str, *, meta: str | None = None, seed: int = 0, root: Path | None = None,
+                 score: bool = False) -> Any:
     """A custom dataset (datasets_tsv.custom, with its `.meta.json`) for a .jsonl/.csv path; otherwise a catalog
-    name, `$LMUData/<name>.tsv` or a .tsv path through datasets_tsv.catalog.registry.build_dataset."""
+    name, `$LMUData/<name>.tsv` or a .tsv path through datasets_tsv.catalog.registry.build_dataset. `score`
+    (--score): the benchmark must be scorable without a judge (a judge- or prompt-only catalog row is refused)."""
     if Path(data).suffix.lower() in CUSTOM_SUFFIXES:
         if not Path(data).is_file():
             raise PerfInputError(f"--data {data}: no such file")
@@ -28,7 +31,16 @@ def load_dataset(data: str, *, meta: str | None = None, seed: int = 0, root: Pat
         raise PerfInputError("--meta applies to custom .jsonl/.csv datasets; a TSV dataset takes none")
     from datasets_tsv.catalog.registry import build_dataset
 
-    return build_dataset(data, root=root, inference_only=True)  # prompts only: a judge-scored benchmark is a source too
+    # prompts only: a judge-scored benchmark is a source too, unless its answers are to be scored
+    if not score:
+        return build_dataset(data, root=root, inference_only=True)
+    from datasets_tsv.catalog.registry import NotScorableError
+
+    try:
+        return build_dataset(data, root=root)
+    except NotScorableError as exc:  # perf has no judge
+        why = re.split(r": pass --judge|; run it with --mode infer", str(exc))[0]
+        raise PerfInputError(f"--score: {why}; vlmkit perf scores by rules only (no judge)") from None
 
 
 def load_source(args: Any, options: Any) -> Any:
@@ -67,7 +79,8 @@ def load_source(args: Any, options: Any) -> Any:
         return SyntheticDataset(synthetic_rows(options.num_requests, options.warmup), seed=options.seed, text_only=True)
     if args.data is None:
         raise PerfInputError("no requests to send: give --data, --sessions, --trace, or --synthetic-image/--synthetic-video")
-    return load_dataset(args.data, meta=args.meta, seed=args.seed, root=args.lmudata)
+    return load_dataset(args.data, meta=args.meta, seed=args.seed, root=args.lmudata,
+                        score=bool(getattr(args, "score", False)))
 
 
 def close_source(source: Any) -> None:

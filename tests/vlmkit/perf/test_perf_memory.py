@@ -37,26 +37,33 @@ def _held_objects(root: Any) -> int:
     return len(seen)
 
 
-def _level(mock: Any, tmp_path: Path, n: int) -> tuple[LevelRun, list[dict[str, Any]]]:
+def _level(mock: Any, tmp_path: Path, n: int, keep_replies: bool = False) -> tuple[LevelRun, list[dict[str, Any]]]:
     body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 3,
                        "stream": True, "stream_options": {"include_usage": True}}).encode()
-    prepared = PreparedRequests(bodies=[body] * 3, max_tokens=[3] * 3, index=["a", "b", "c"], build_s=0.0)
+    prepared = PreparedRequests(bodies=[body] * 3, max_tokens=[3] * 3, index=["a", "b", "c"], build_s=0.0,
+                                keep_replies=keep_replies)
     plan = LevelPlan("c=8", False, slots=8, warmup_ids=range(WARMUP), ids=range(WARMUP, WARMUP + n), id_start=WARMUP)
     target = Target(mock.base_url + "/chat/completions", {"Content-Type": "application/json"}, 30.0)
-    path = tmp_path / f"lines-{n}.jsonl"
+    path = tmp_path / f"lines-{n}-{keep_replies}.jsonl"
     with open(path, "w", encoding="utf-8") as handle:
         collect = Collector([target.url], {}, RequestLines(handle, plan.label, prepared.index, []))
         run = run_level(plan, prepared, target, threading.Event(), collect=collect)
     return run, [json.loads(x) for x in path.read_text().splitlines()]
 
 
-def test_every_request_is_on_disk_and_the_level_does_not_grow(mock_server, tmp_path: Path,
+@pytest.mark.parametrize("keep_replies", [False, True], ids=["figures", "score"])
+def test_every_request_is_on_disk_and_the_level_does_not_grow(mock_server, tmp_path: Path, keep_replies: bool,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --score (keep_replies) each answer's text goes to its line and leaves memory with its record."""
     monkeypatch.setattr(digest_module, "EXACT_LIMIT", 32)  # both lengths past the exact limit: histograms
     mock = mock_server("--ttft-ms", "0", "--itl-ms", "0", "--tokens", "3")
     sizes = {}
     for n in (150, 1500):
-        run, lines = _level(mock, tmp_path, n)
+        run, lines = _level(mock, tmp_path, n, keep_replies)
+        if keep_replies:  # the mock's answer: 3 tokens of "tok ", cut at max_tokens 3
+            assert {(line.get("reply"), line.get("cut_off")) for line in lines} == {("tok tok tok ", True)}
+        else:
+            assert all("reply" not in line for line in lines)
         # the file holds every request once, warm-up first, each with its figures
         assert sorted(line["n"] for line in lines) == list(range(WARMUP + n))
         assert [line["warmup"] for line in lines[:WARMUP]] == [True] * WARMUP
