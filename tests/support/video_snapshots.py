@@ -7,6 +7,14 @@
   (tasks not given hold no question) and each item's video at its task's folder; Episodic Reasoning's clips are
   folders of numbered JPEG frames.
 - `write_mvbench_mp4(root, items)`: the `video` branch: `test.json` {root, meta} and the mp4s.
+- `write_mlvu(root, items)`: MLVU/MVLU: `MLVU/json/<n>_<task>.json` for its 7 MCQ tasks and the videos at
+  `MLVU/video/<n>_<task>/<video>` (indexed videos: `tests.support.indexed_video`).
+- `write_tempcompass(root, items)`: lmms-lab/TempCompass after VLMEvalKit's first run: `multi-choice.json`,
+  `caption_matching.json`, `yes_no.json` and `videos/<video_id>.mp4` (indexed videos).
+- `write_video_holmes(root, items)`: TencentARC/Video-Holmes: `test_Video-Holmes.json` and `video/<video ID>.mp4`.
+- `write_video_tt(root, rows)`: lmms-lab/video-tt after VLMEvalKit's first run: `Video-TT.tsv` (its columns) and
+  `video/<video>.mp4` (indexed videos).
+- `write_worldsense(root, data)`: honglyhly/WorldSense: `worldsense_qa.json` and `videos/<video>.mp4`.
 - `hub_snapshot(cache, repo_id, revision)`: an empty snapshot folder in huggingface_hub's cache layout.
 Videos are solid-colour frames (`tests.support.media_files.write_video`): frame i has palette colour i % 16, so a decoded
 frame says which frame it was (`nearest_frame`).
@@ -45,6 +53,8 @@ MVBENCH_FILES = {
     "Counterfactual Inference": ("counterfactual_inference.json", "video/clevrer/video_validation/"),
 }
 FRAME_TASK = "Episodic Reasoning"
+# VLMEvalKit's MLVU_MCQ tasks in its order: json file `<n>_<task>.json`, videos under `MLVU/video/<n>_<task>/`
+MLVU_TASKS = ("plotQA", "needle", "ego", "count", "order", "anomaly_reco", "topic_reasoning")
 
 
 def write_clip(path: Path, frames: int, fps: float = 8.0, size: tuple[int, int] = (64, 48)) -> Path:
@@ -127,6 +137,84 @@ def write_mvbench_mp4(root: Path, items: dict[str, list[dict[str, Any]]], folder
     return root
 
 
+def write_mlvu(root: Path, items: dict[str, list[dict[str, Any]]], *, frames: dict[str, int] | None = None) -> Path:
+    """items: task -> list of {video, duration, question, candidates, answer}; each video is an indexed video
+    (frame i shows number i) with frames[video] frames (50 by default) at 10 fps."""
+    from tests.support.indexed_video import write_indexed_video
+
+    (root / "MLVU" / "json").mkdir(parents=True, exist_ok=True)
+    for number, task in enumerate(MLVU_TASKS, start=1):
+        given = items.get(task, [])
+        (root / "MLVU" / "json" / f"{number}_{task}.json").write_text(json.dumps(given))
+        for item in given:
+            target = root / "MLVU" / "video" / f"{number}_{task}" / item["video"]
+            if not target.exists():
+                write_indexed_video(target, frames=(frames or {}).get(item["video"], 50), fps=10.0)
+    return root
+
+
+def write_tempcompass(root: Path, items: dict[str, list[dict[str, Any]]], *,
+                      frames: dict[str, int] | None = None) -> Path:
+    """items: task (multi-choice, caption_matching, yes_no) -> list of {video_id, question, answer, dim} (yes_no.json
+    only when given); each video is an
+    indexed video with frames[video_id] frames (50 by default) at 10 fps."""
+    from tests.support.indexed_video import write_indexed_video
+
+    (root / "videos").mkdir(parents=True, exist_ok=True)
+    for task in ("multi-choice", "caption_matching", "yes_no"):
+        if task not in items and task == "yes_no":
+            continue
+        (root / f"{task}.json").write_text(json.dumps(items.get(task, [])))
+        for item in items.get(task, []):
+            target = root / "videos" / f"{item['video_id']}.mp4"
+            if not target.exists():
+                write_indexed_video(target, frames=(frames or {}).get(item["video_id"], 50), fps=10.0)
+    return root
+
+
+def write_video_holmes(root: Path, items: list[dict[str, Any]], *, frames: dict[str, int] | None = None) -> Path:
+    """items: VLMEvalKit's json records ({"video ID", "Question", "Options", "Answer", "Question Type", ...}); each
+    video is an indexed video with frames[video ID] frames (50 by default) at 10 fps."""
+    from tests.support.indexed_video import write_indexed_video
+
+    (root / "video").mkdir(parents=True, exist_ok=True)
+    (root / "test_Video-Holmes.json").write_text(json.dumps(items))
+    for video in dict.fromkeys(item["video ID"] for item in items):
+        target = root / "video" / f"{video}.mp4"
+        if not target.exists():
+            write_indexed_video(target, frames=(frames or {}).get(video, 50), fps=10.0)
+    return root
+
+
+def write_video_tt(root: Path, rows: list[dict[str, Any]], *, frames: dict[str, int] | None = None) -> Path:
+    """rows: {video, duration, question, question_prompt, capability, answer}; VLMEvalKit's TSV columns; each video
+    an indexed video with frames[video] frames (50 by default) at 10 fps."""
+    import pandas as pd
+
+    from tests.support.indexed_video import write_indexed_video
+
+    (root / "video").mkdir(parents=True, exist_ok=True)
+    table = [{"index": i, "video": r["video"], "video_path": f"./video/{r['video']}.mp4", "duration": r["duration"],
+              "question": r["question"], "question_prompt": r["question_prompt"], "capability": r["capability"],
+              "answer": r["answer"]} for i, r in enumerate(rows)]
+    pd.DataFrame(table).to_csv(root / "Video-TT.tsv", sep="\t", index=False)
+    for video in dict.fromkeys(r["video"] for r in rows):
+        write_indexed_video(root / "video" / f"{video}.mp4", frames=(frames or {}).get(video, 50), fps=10.0)
+    return root
+
+
+def write_worldsense(root: Path, data: dict[str, Any], *, frames: dict[str, int] | None = None) -> Path:
+    """data: VLMEvalKit's worldsense_qa.json object (video -> {duration, ..., task1: {...}}); each video an indexed
+    video with frames[video] frames (50 by default) at 10 fps."""
+    from tests.support.indexed_video import write_indexed_video
+
+    (root / "videos").mkdir(parents=True, exist_ok=True)
+    (root / "worldsense_qa.json").write_text(json.dumps(data))
+    for video in data:
+        write_indexed_video(root / "videos" / f"{video}.mp4", frames=(frames or {}).get(video, 50), fps=10.0)
+    return root
+
+
 def hub_snapshot(cache: Path, repo_id: str, revision: str = "main", commit: str = "0123abcd" * 5) -> Path:
     """An empty snapshot folder of a dataset repo in huggingface_hub's cache layout (refs/<revision> -> commit)."""
     base = cache / f"datasets--{repo_id.replace('/', '--')}"
@@ -146,7 +234,9 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
     that build every catalog row (pass it as data_root); None for a class that is not one of these."""
     module, name = target.rsplit(":", 1)
     if module not in ("datasets_tsv.benchmarks.videomme", "datasets_tsv.benchmarks.mvbench",
-                      "datasets_tsv.benchmarks.longvideobench"):
+                      "datasets_tsv.benchmarks.longvideobench", "datasets_tsv.benchmarks.mlvu",
+                      "datasets_tsv.benchmarks.tempcompass", "datasets_tsv.benchmarks.video_holmes",
+                      "datasets_tsv.benchmarks.video_tt", "datasets_tsv.benchmarks.worldsense"):
         return None
     if name == "VideoMME":
         row = {"video": "one", "duration": "short", "domain": "Knowledge", "sub_category": "Astronomy",
@@ -163,6 +253,29 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
         }]))  # fmt: skip
         write_clip(folder / "videos" / "one.mp4", frames=16)
         return folder
+    if name == "MLVUMCQ":
+        return write_mlvu(folder, {"count": [{**_ONE_QUESTION, "duration": 5.0}]}, frames={"one.mp4": 16})
+    if name == "TempCompassMCQ":
+        item = {"video_id": "one", "question": "What happens?\nA. sitting\nB. running", "answer": "B. running",
+                "dim": "action"}
+        return write_tempcompass(folder, {"multi-choice": [item]}, frames={"one": 16})
+    if name == "TempCompassYorN":
+        item = {"video_id": "one", "question": "Is the man running?", "answer": "yes", "dim": "action"}
+        return write_tempcompass(folder, {"yes_no": [item]}, frames={"one": 16})
+    if name == "VideoHolmes":
+        item = {"video ID": "one", "Question": "What happens?", "Options": {"A": "sitting", "B": "running"},
+                "Answer": "B", "Question ID": "1", "Question Type": "SR"}
+        return write_video_holmes(folder, [item], frames={"one": 16})
+    if name == "VideoTT":
+        row = {"video": "one", "duration": 1.6, "question": "What happens?",
+               "question_prompt": "A. sitting\nB. running", "capability": "Plot Attribute", "answer": "B"}
+        return write_video_tt(folder, [row], frames={"one": 16})
+    if name == "WorldSense":
+        task = {"question": "What happens?", "candidates": ["A. sitting", "B. running"], "answer": "B",
+                "task_domain": "Recognition", "task_type": "Action Recognition"}
+        return write_worldsense(folder, {"one": {"duration": "<1min", "domain": "Sports", "sub_category": "Football",
+                                                 "audio_class": ["Speech"], "video_caption": "", "task1": task}},
+                                frames={"one": 16})
     if name == "MVBenchMP4":
         return write_mvbench_mp4(folder, {"Action Count": [_ONE_QUESTION]}, {"Action Count": "perception/videos/"})
     return None

@@ -1,5 +1,6 @@
-"""Scoring of the video MCQ benchmarks VLMEvalKit builds from snapshots: Video-MME, MVBench (and MVBench_MP4) and
-LongVideoBench (`score_longvideobench`: Video-MME's letter rule over A-E, figures per duration group and category).
+"""Scoring of the video MCQ benchmarks VLMEvalKit builds from snapshots: Video-MME, MVBench (and MVBench_MP4),
+LongVideoBench (`score_longvideobench`: Video-MME's letter rule over A-E, figures per duration group and category);
+`ask_unread` and `method_counts` serve the video scorers of vlmkit/scoring/benchmarks/ too (MLVU_MCQ).
 
 Video-MME (VLMEvalKit `VideoMME.evaluate`, `utils/videomme.py`):
 - the reply's letter is `extract_characters_regex`: answer prefixes removed ("The best answer is", ...), then the
@@ -63,8 +64,8 @@ from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 __all__ = [
     "DURATIONS", "VIDEOMME_GROUPS", "candidate_list", "candidate_options", "mvbench_first_word", "mvbench_target",
-    "score_longvideobench", "score_mvbench", "score_videomme",
-    "videomme_letter",
+    "INFERENCE_ERROR", "RULE", "UNPARSED", "ask_unread", "method_counts", "score_longvideobench", "score_mvbench",
+    "score_videomme", "videomme_letter", "videomme_vlmevalkit_readings",
 ]  # fmt: skip
 
 RULE, UNPARSED, INFERENCE_ERROR = "rule", "unparsed", "inference_error"
@@ -152,7 +153,7 @@ def score_videomme(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalResul
     ]
     ask = [i for i in range(n) if methods[i] == UNPARSED]
     if judge is not None and ask:
-        verdicts = _ask(judge, records, options, ask)
+        verdicts = ask_unread(judge, records, options, ask)
         for i, verdict in verdicts.items():
             methods[i], letters[i], replies[i] = verdict.method, verdict.value, verdict.reply
     hits = np.array([letters[i] is not None and letters[i] == str(records[i]["answer"]).strip() for i in range(n)])
@@ -161,7 +162,8 @@ def score_videomme(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalResul
         "judge": replies,
     })  # fmt: skip
     metrics, table_rows, frame = _videomme_figures(records, hits)
-    theirs, their_hits, nan_rows, asked_rows = _videomme_vlmevalkit(records, [m == INFERENCE_ERROR for m in methods])
+    theirs, their_hits, nan_rows, asked_rows = videomme_vlmevalkit_readings(records,
+                                                                            [m == INFERENCE_ERROR for m in methods])
     their_metrics = {k: round(v, 3) for k, v in _videomme_figures(records, their_hits)[0].items()}
     figure = VlmevalkitFigure(
         metrics=their_metrics, primary="Overall",
@@ -184,7 +186,7 @@ def score_videomme(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalResul
     if unknown:
         notes.append(f"durations other than short/medium/long ({', '.join(unknown)}) count in overall only")
     notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
-    counts = _counts(methods, n)
+    counts = method_counts(methods, n)
     if nan_rows:
         counts["vlmevalkit_nan_replies"] = len(nan_rows)
         notes.append(nan_note(nan_rows, "reads the reply itself"))
@@ -228,7 +230,7 @@ def vlmevalkit_videomme_letter(text: str, letters: str = "ABCD") -> str | None:
     return match.group(0) if match else None
 
 
-def _videomme_vlmevalkit(records: list[dict[str, Any]], failed: list[bool], letters: str = "ABCD"
+def videomme_vlmevalkit_readings(records: list[dict[str, Any]], failed: list[bool], letters: str = "ABCD"
                          ) -> tuple[list[str | None], list[bool], list[Any], list[int]]:
     """VLMEvalKit's reading of every row (its rule on the reply its xlsx round trip gives back; where that reads
     nothing, `extract_option`: options from the question's lines, none in Video-MME's questions, so can_infer and its
@@ -297,10 +299,11 @@ def score_longvideobench(df: pd.DataFrame, *, judge: Judge | None = None) -> Eva
     ]  # fmt: skip
     ask = [i for i in range(n) if methods[i] == UNPARSED]
     if judge is not None and ask:
-        for i, verdict in _ask(judge, records, options, ask).items():
+        for i, verdict in ask_unread(judge, records, options, ask).items():
             methods[i], letters[i], replies[i] = verdict.method, verdict.value, verdict.reply
     hits = np.array([letters[i] is not None and letters[i] == str(records[i]["answer"]).strip() for i in range(n)])
-    theirs, their_hits, nan_rows, _ = _videomme_vlmevalkit(records, [m == INFERENCE_ERROR for m in methods], "ABCDE")
+    theirs, their_hits, nan_rows, _ = videomme_vlmevalkit_readings(records, [m == INFERENCE_ERROR for m in methods],
+                                                                   "ABCDE")
     metrics = _grouped_means(records, hits, LONGVIDEOBENCH_GROUPS)
     figure = VlmevalkitFigure(
         metrics={k: round(v, 3) for k, v in _grouped_means(records, their_hits, LONGVIDEOBENCH_GROUPS).items()},
@@ -319,7 +322,7 @@ def score_longvideobench(df: pd.DataFrame, *, judge: Judge | None = None) -> Eva
     })  # fmt: skip
     notes = [NOTE_VIDEOMME_PREFIXES.replace("Video-MME", "LongVideoBench (Video-MME's)"), NOTE_FAILED]
     notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
-    counts = _counts(methods, n)
+    counts = method_counts(methods, n)
     if nan_rows:
         counts["vlmevalkit_nan_replies"] = len(nan_rows)
         notes.append(nan_note(nan_rows, "reads the reply itself"))
@@ -396,7 +399,7 @@ def score_mvbench(df: pd.DataFrame, *, judge: Judge | None = None, name: str = "
             methods[i], letters[i] = RULE, None if read == NO_OPTION else read
     ask = [i for i in range(n) if methods[i] == UNPARSED]
     if judge is not None and ask:
-        for i, verdict in _ask(judge, records, options, ask).items():
+        for i, verdict in ask_unread(judge, records, options, ask).items():
             methods[i], letters[i], replies[i] = verdict.method, verdict.value, verdict.reply
     for i in range(n):
         if methods[i] != INFERENCE_ERROR and not hits[i]:
@@ -412,7 +415,7 @@ def score_mvbench(df: pd.DataFrame, *, judge: Judge | None = None, name: str = "
     figure = _mvbench_vlmevalkit(records, methods, letters, hits, targets, tasks, task_of)
     per_sample["vlmevalkit"] = pd.Series(figure.pop("readings"), dtype=object)
     per_sample["vlmevalkit_hit"] = figure.pop("hits")
-    counts = _counts(methods, n)
+    counts = method_counts(methods, n)
     counts.update({f"correct: {t}": int(hits[task_of == t].sum()) for t in tasks})
     notes = [NOTE_MVBENCH_EMPTY, NOTE_FAILED]
     notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
@@ -477,7 +480,7 @@ def _mvbench_vlmevalkit(records: list[dict[str, Any]], methods: list[str], lette
 
 
 # --- shared ----------------------------------------------------------------------------------------------------
-def _ask(judge: Judge, records: list[dict[str, Any]], options: list[dict[str, str]], ask: list[int]) -> dict:
+def ask_unread(judge: Judge, records: list[dict[str, Any]], options: list[dict[str, str]], ask: list[int]) -> dict:
     """The judge's verdicts by row position for the rows no rule read (VLMEvalKit's MCQ extraction prompt)."""
     keys = row_keys([records[i]["index"] for i in ask])
     position = dict(zip(keys, ask))
@@ -490,7 +493,7 @@ def _ask(judge: Judge, records: list[dict[str, Any]], options: list[dict[str, st
     return {position[key]: verdict for key, verdict in verdicts.items()}
 
 
-def _counts(methods: Sequence[str], n: int) -> dict[str, int]:
+def method_counts(methods: Sequence[str], n: int) -> dict[str, int]:
     by_rule = sum(m == RULE for m in methods)
     by_judge = sum(m == "judge" for m in methods)
     errors = sum(m == INFERENCE_ERROR for m in methods)
