@@ -7,8 +7,8 @@ The model answers `pyautogui.click(x=?, y=?)`; models that write their own forma
 read too (vlmkit.scoring.benchmarks.gui_points).
 
 Options (catalog kwargs, or given by a run):
-- `layout`: `screenspot`, `screenspot_pro` or `osworld_g` (the box format, the breakdown keys, VLMEvalKit's rule for
-  reading the numbers: vlmkit.scoring.benchmarks.gui_grounding).
+- `layout`: `screenspot`, `screenspot_pro` (also VBGD), `venusbench` (VenusBench-GD) or `osworld_g` (the box
+  format, the breakdown keys, VLMEvalKit's rule for reading the numbers: vlmkit.scoring.benchmarks.gui_grounding).
 - `coords`: the model family's coordinate convention, `abs`, `norm1000`, `norm1` or `auto` (default): `auto` reads
   the numbers as VLMEvalKit does for the dataset (ScreenSpot/v2/Pro: above 1 = pixels of the screenshot, else 0-1;
   OSWorld_G: 0-1000). `abs` with `smart_resize` (default true) means pixels of the image resized by the Qwen2-VL

@@ -62,7 +62,13 @@ def mmoral_rows() -> list[dict]:
             for row in any_shape_rows()]  # fmt: skip
 
 
+def vl_rewardbench_rows() -> list[dict]:
+    """VL-RewardBench's two responses to compare, in one list cell."""
+    return [{**row, "response": "['x', 'yy']", "answer": "[0, 1]"} for row in any_shape_rows()]
+
+
 SHAPED_ROWS = {  # class -> its rows
+    "datasets_tsv.benchmarks.vl_rewardbench:VLRewardBenchDataset": vl_rewardbench_rows,
     "datasets_tsv.benchmarks.mmoral_opg:MMOralOPGClosedDataset": mmoral_rows,
     "datasets_tsv.benchmarks.spatial457:Spatial457Dataset": spatial457_rows,
     "datasets_tsv.benchmarks.m4bench:M4BenchDataset": m4bench_rows,

@@ -5,16 +5,19 @@ click point lies inside the target box (edges included), both in 0-1 of the scre
 The target box (`bbox`, pixels of the original screenshot; a -1 coordinate counts as 0), by layout (`LAYOUTS`):
 - `screenspot` (ScreenSpot, ScreenSpot_v2): `[x, y, w, h]` -> `(x, y, x + w - 1, y + h - 1)`;
 - `screenspot_pro` (ScreenSpot_Pro): `[x1, y1, x2, y2]`;
-- `osworld_g` (OSWorld_G): `[x, y, w, h]` -> `(x, y, x + w, y + h)`.
+- `osworld_g` (OSWorld_G): `[x, y, w, h]` -> `(x, y, x + w, y + h)`;
+- `venusbench` (VenusBench-GD): `[x1, y1, x2, y2]`, no range check, no Text/Icon figures. VBGD is ScreenSpot_Pro's
+  class under another name (vbgd.py differs from screenspot_pro.py in its URL only): layout `screenspot_pro`.
 A box outside the screenshot stops VLMEvalKit (ScreenSpot, Pro); vlmkit scores that row as a miss
 (`invalid_target`) and names it.
 
-Figures, in percent, VLMEvalKit's names: `Overall_Accuracy`, `Format_Err_Rate`, `Text_Accuracy`, `Icon_Accuracy`,
-and `<category>_Accuracy` per `category` where the table has one. Rows are grouped by key, `data_type` (ScreenSpot;
-`category:data_type` with a `category` column) or `category:ui_type` (Pro, OSWorld_G); Text/Icon take the keys
-ending in `text`/`icon` (ScreenSpot) or whose type is `text`/`icon` (Pro, OSWorld_G); a group with no rows has no
-figure (VLMEvalKit prints NaN). vlmkit adds `application:<a>` (Pro, OSWorld_G) or `source:<s>` (ScreenSpot's
-`data_source`) accuracies.
+Figures, in percent, VLMEvalKit's names: `Overall_Accuracy`, `Format_Err_Rate`, `Text_Accuracy`, `Icon_Accuracy`, and
+`<category>_Accuracy` per `category` where the table has one. Rows are grouped by key, `data_type` (ScreenSpot;
+`category:data_type` with a `category` column) or `category:ui_type` (Pro, OSWorld_G); Text/Icon take the keys ending
+in `text`/`icon` (ScreenSpot) or whose type is `text`/`icon` (Pro, OSWorld_G); a group with no rows has no figure
+(VLMEvalKit prints NaN). VLMEvalKit's own Text, Icon and category figures weigh each key by its row count
+(`summary(weighted=True)`, its figure); vlmkit's are plain row means. vlmkit adds `application:<a>` (Pro, OSWorld_G)
+or `source:<s>` (ScreenSpot's `data_source`) accuracies.
 
 The click point is read by vlmkit.scoring.benchmarks.gui_points in the convention given (`coords`). Where vlmkit
 differs: a reply with no readable point is a miss counted in `Format_Err_Rate` (VLMEvalKit reads it as the point
@@ -58,12 +61,18 @@ class GuiLayout:
     vlmevalkit_rule: str  # gui_points.VLMEVALKIT_RULES
     extra: str  # the column of vlmkit's extra breakdown
     extra_label: str
+    type_figures: bool = True  # Text_Accuracy and Icon_Accuracy are reported
+    vlmevalkit_stops: str = ""  # where VLMEvalKit's evaluate raises before it reports (its figure: what it had)
 
 
 LAYOUTS = {
     "screenspot": GuiLayout("xywh_inclusive", "data_type", "if_present", True, "pixels_over_1", "data_source", "source"),
     "screenspot_pro": GuiLayout("xyxy", "ui_type", "always", True, "pixels_over_1", "application", "application"),
     "osworld_g": GuiLayout("xywh", "ui_type", "always", False, "norm1000", "application", "application"),
+    "venusbench": GuiLayout(
+        "xyxy", "ui_type", "always", False, "pixels_over_1", "application", "application", type_figures=False,
+        vlmevalkit_stops="VLMEvalKit's VenusBench_GD.evaluate raises a TypeError at the per-category accuracy "
+        "(`x[0] > 0` on a list) and writes no score; its figure here holds the two figures it computes before that"),
 }
 
 
@@ -105,13 +114,23 @@ def row_keys(df: pd.DataFrame, layout: GuiLayout) -> list[str]:
     return types
 
 
-def summary(keys: Sequence[str], stats: Sequence[int], layout: GuiLayout, categories: Sequence[str] | None
-            ) -> tuple[dict[str, float], dict[str, int]]:  # fmt: skip
+def summary(keys: Sequence[str], stats: Sequence[int], layout: GuiLayout, categories: Sequence[str] | None,
+            weighted: bool = False) -> tuple[dict[str, float], dict[str, int]]:  # fmt: skip
     """VLMEvalKit's figures from per-row stats (1 right, 0 wrong, -1 format error) and keys; groups without rows
-    are left out. Returns (figures in percent, rows per key)."""
+    are left out. Returns (figures in percent, rows per key). `weighted`: VLMEvalKit's own arithmetic for Text, Icon
+    and the categories, which repeats each key's list of stats once per row of that key (`[v for k, v in
+    stats.items() if ... for x in v]`, then chained), so a key of n rows weighs n times its rows."""
 
     def pct(values: list[int]) -> float | None:
         return 100 * sum(v > 0 for v in values) / len(values) if values else None
+
+    def grouped(picked: list[tuple[str, int]]) -> list[int]:
+        if not weighted:
+            return [s for _, s in picked]
+        by_key: dict[str, list[int]] = {}
+        for key, stat in picked:
+            by_key.setdefault(key, []).append(stat)
+        return [s for v in by_key.values() for _ in v for s in v]
 
     if layout.category_in_key == "always":
         def is_type(key: str, kind: str) -> bool:
@@ -123,11 +142,13 @@ def summary(keys: Sequence[str], stats: Sequence[int], layout: GuiLayout, catego
     figures: dict[str, float | None] = {
         "Overall_Accuracy": pct(list(stats)),
         "Format_Err_Rate": 100 * sum(v < 0 for v in stats) / len(stats) if stats else None,
-        "Text_Accuracy": pct([s for k, s in zip(keys, stats) if is_type(k, "text")]),
-        "Icon_Accuracy": pct([s for k, s in zip(keys, stats) if is_type(k, "icon")]),
     }
+    if layout.type_figures:
+        figures["Text_Accuracy"] = pct(grouped([(k, s) for k, s in zip(keys, stats) if is_type(k, "text")]))
+        figures["Icon_Accuracy"] = pct(grouped([(k, s) for k, s in zip(keys, stats) if is_type(k, "icon")]))
     for category in sorted(set(categories or ())):
-        figures[f"{category}_Accuracy"] = pct([s for k, s in zip(keys, stats) if k.split(":")[0] == category])
+        figures[f"{category}_Accuracy"] = pct(grouped([(k, s) for k, s in zip(keys, stats)
+                                                       if k.split(":")[0] == category]))  # fmt: skip
     return {k: v for k, v in figures.items() if v is not None}, dict(Counter(keys))
 
 
@@ -234,8 +255,13 @@ def _vlmevalkit_figure(df: pd.DataFrame, spec: GuiLayout, keys: list[str], boxes
         if (stat > 0) != (my_stat > 0):
             differing.append(ReadingDifference(index, _shown(my_point), _shown(point), float(my_stat > 0),
                                                float(stat > 0)))
-    metrics, _ = summary(keys, theirs, spec, categories)
-    notes = ["VLMEvalKit reads `x=<n>, y=<n>` only (else the point (0, 0)) and its own rule for the numbers"]
+    metrics, _ = summary(keys, theirs, spec, categories, weighted=True)
+    notes = ["VLMEvalKit reads `x=<n>, y=<n>` only (else the point (0, 0)) and its own rule for the numbers",
+             "VLMEvalKit's Text, Icon and per-category accuracies weigh each category:type group by its row count "
+             "(its lists are repeated once per row)"]
+    if spec.vlmevalkit_stops:
+        metrics = {k: metrics[k] for k in ("Overall_Accuracy", "Format_Err_Rate")}
+        notes.append(spec.vlmevalkit_stops)
     if any(box is None for box in boxes) and spec.checks_range:
         notes.append("VLMEvalKit stops on a target box outside the screenshot; the figure counts such rows as misses")
     return VlmevalkitFigure(metrics, "Overall_Accuracy", differing, notes)
