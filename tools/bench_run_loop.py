@@ -1,6 +1,6 @@
 """How much the `vlmkit run` loop costs over the requests themselves, against an instant local server.
 
-    python tools/bench_run_loop.py [--rows 2000] [--nproc 8] [--repeats 1] [--no-pin]
+    python tools/bench_run_loop.py [--rows 2000] [--nproc 8] [--repeats 1] [--no-pin] [--image-rows]
 
 One invocation, one mock server (tools/mock_openai_server.py, no delay, 4 tokens, plain JSON answers: `vlmkit run`
 does not stream), pinned to one core; each client pinned to the other:
@@ -9,12 +9,17 @@ does not stream), pinned to one core; each client pinned to the other:
    text-only custom QA dataset of N rows written to a temporary folder, `--nproc` requests at once, a fresh work
    dir: the whole command (dataset load, inference with each answer journalled as it arrives, scoring, results
    files). The progress bar is drawn only on a terminal; here it is off, as in a script.
-2. the run loop alone: vlmkit.run.inference.run_api, what `vlmkit run` calls to infer (`--nproc` worker threads, each
-   calling the model and appending its answer's record to the journal, one write per record; the progress bar
-   drawn to a discarded stream), on the same rows, with the same model class; without the dataset load, the
-   scoring and the result files (xlsx, jsonl, csv, results.json) the whole command adds;
+2. the run loop alone: vlmkit.run.inference.run_api, what `vlmkit run` calls to infer (`--nproc` requests at once,
+   each answer's record appended to the journal as it arrives, one write per record; the progress bar drawn to a
+   discarded stream), on the same rows, with the same model class; without the dataset load, the scoring and the
+   result files (xlsx, jsonl, csv, results.json) the whole command adds (its CPU figure counts run_api alone);
 3. the floor: a bare aiohttp loop sending the same N request bodies (built by the same model class before the
    clock starts) with the same concurrency, reading and JSON-parsing each answer, nothing else.
+
+4. with `--image-rows`: the run loop again on N rows that all show one image (a 336x336 JPEG file, the same for every
+   row: what an image benchmark whose rows share a picture asks), beside the text rows of 2., with the image
+   encodes of the run (vlmkit.formats.image_cache: one, when each image is encoded once) and the client CPU a sample
+   of each: image rows should cost about what text rows cost.
 
 Printed: samples/s of each and the ratios to the bare loop (the goal: >= 0.8), the load average before and after.
 Load on the machine from other work skews all; compare figures from one invocation. On a shared machine the client
@@ -79,8 +84,21 @@ def run_vlmkit(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int
     return seconds, rows
 
 
-def run_loop(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int]:
-    """Seconds for vlmkit.run.inference.run_api over the rows (journal, progress bar, records), and its errors."""
+def write_image_dataset(folder: Path, rows: int) -> Path:
+    """N mm_custom rows that all show one image file (a 336x336 JPEG gradient, ~7 KB)."""
+    from PIL import Image
+
+    image = Image.linear_gradient("L").resize((336, 336)).convert("RGB")
+    image.save(folder / "shared.jpg", quality=90)
+    path = folder / "loop_images.jsonl"
+    path.write_text("".join(json.dumps({"type": "image", "path": ["shared.jpg"], "question": f"What is item {i}?",
+                                        "answer": "tok"}) + "\n" for i in range(rows)))
+    return path
+
+
+def run_loop(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int, float]:
+    """Seconds for vlmkit.run.inference.run_api over the rows (journal, progress bar, records), its errors, and the
+    CPU seconds of this process over run_api alone (not the dataset load before it)."""
     from datasets_tsv.custom import build_custom_dataset
     from vlm.api.openai_compat import OpenAICompatModel
     from vlmkit.run.inference import Task, run_api
@@ -92,15 +110,24 @@ def run_loop(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int]:
     model = OpenAICompatModel("served", api_base=url)
     journal = Journal(work / "journal.jsonl", {"bench": "run_loop"})
     journal.open()
-    began = time.perf_counter()
+    began, cpu_began = time.perf_counter(), time.process_time()
     try:
         with contextlib.redirect_stderr(io.StringIO()):
             errors = run_api(model, tasks, journal, dataset=dataset.name, nproc=nproc, desc="bench", progress=True)
     finally:
-        seconds = time.perf_counter() - began
+        seconds, cpu = time.perf_counter() - began, time.process_time() - cpu_began
         journal.close()
         model.close()
-    return seconds, errors
+    return seconds, errors, cpu
+
+
+def image_encodes() -> int:
+    """Image data URLs encoded so far in this process (0 where the kit has no encode-once cache)."""
+    try:
+        from vlmkit.formats.image_cache import image_cache_stats
+    except ImportError:
+        return 0
+    return image_cache_stats()["encodes"]
 
 
 def bodies_for(data: Path, url: str) -> list[bytes]:
@@ -145,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nproc", type=int, default=8, help="concurrent requests, for both (vlmkit run --nproc)")
     parser.add_argument("--repeats", type=int, default=1, help="run both this many times, alternating; best of each")
     parser.add_argument("--no-pin", action="store_true", help="let the OS place client and server (busy machines)")
+    parser.add_argument("--image-rows", action="store_true",
+                        help="also run the loop on rows that all share one image, beside the text rows")
     args = parser.parse_args(argv)
     _PIN = not args.no_pin
     cores = sorted(os.sched_getaffinity(0))
@@ -155,11 +184,14 @@ def main(argv: list[str] | None = None) -> int:
     run_s: list[float] = []
     loop_s: list[float] = []
     bare_s: list[float] = []
-    cpu: dict[str, list[float]] = {"run": [], "loop": [], "bare": []}
+    image_s: list[float] = []
+    cpu: dict[str, list[float]] = {"run": [], "loop": [], "bare": [], "image": []}
+    encodes: list[int] = []
     mock = running_server("--tokens", "4", core=server if _PIN else None)
     with tempfile.TemporaryDirectory(prefix="bench_run_loop_") as folder, mock as url:
         tmp = Path(folder)
         data = write_dataset(tmp, args.rows)
+        images = write_image_dataset(tmp, args.rows) if args.image_rows else None
         bodies = bodies_for(data, url)
         for i in range(args.repeats):
             with CpuClock() as clock:
@@ -168,12 +200,19 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError(f"vlmkit run wrote {rows} predictions, not {args.rows}")
             run_s.append(seconds)
             cpu["run"].append(clock.seconds)
-            with CpuClock() as clock:
-                seconds, errors = run_loop(data, url, tmp / f"loop{i}", args.nproc)
+            seconds, errors, used = run_loop(data, url, tmp / f"loop{i}", args.nproc)
             if errors:
                 raise RuntimeError(f"the run loop recorded {errors} errors")
             loop_s.append(seconds)
-            cpu["loop"].append(clock.seconds)
+            cpu["loop"].append(used)
+            if args.image_rows:
+                before = image_encodes()
+                seconds, errors, used = run_loop(images, url, tmp / f"images{i}", args.nproc)
+                if errors:
+                    raise RuntimeError(f"the run loop recorded {errors} errors on image rows")
+                image_s.append(seconds)
+                cpu["image"].append(used)
+                encodes.append(image_encodes() - before)
             with CpuClock() as clock:
                 seconds, answered = run_bare(bodies, url, args.nproc)
             if answered != args.rows:
@@ -192,9 +231,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{', '.join(f'{s:.2f}' for s in bare_s)} s)")
     print(f"ratio run loop / bare       {loop_rate / bare_rate:8.2f}x  (goal >= 0.8x)")
     print(f"ratio whole run / bare      {run_rate / bare_rate:8.2f}x  (the command adds dataset load, scoring, result files)")
-    per = {name: min(values) / args.rows * 1e6 for name, values in cpu.items()}
+    per = {name: min(values) / args.rows * 1e6 for name, values in cpu.items() if values}
     print(f"client CPU per sample       whole run {per['run']:.0f} us, run loop {per['loop']:.0f} us, bare {per['bare']:.0f} us;"
           f" bare / run loop {per['bare'] / per['loop']:.2f}x")
+    if image_s:
+        print(f"run loop, image rows        {args.rows / min(image_s):8.0f} samples/s  ({min(image_s):.2f} s; one "
+              f"shared image, encoded {', '.join(map(str, encodes))} time(s) a run)")
+        print(f"client CPU per sample       image rows {per['image']:.0f} us, text rows {per['loop']:.0f} us;"
+              f" image / text {per['image'] / per['loop']:.2f}x")
     return 0
 
 

@@ -1,12 +1,15 @@
-"""The HTTP client of the API models: aiohttp (a maintained client with a C parser) on an event loop of its own.
+"""The HTTP client of the API models: aiohttp (a maintained client with a C parser), on the caller's event loop or on
+one of its own.
 
-`Client.request(...)` is called from any number of threads (the run's workers); each call is handed to one event loop
-thread that runs every request of this client over one pool of kept-alive connections, and the calling thread waits
-for its answer. Cost, measured with tools/bench_run_loop.py against an instant local server (client CPU per sample,
-2,000 rows, 8 at once, one core): the run loop over this client takes about 2.2x the CPU of a bare aiohttp loop
-sending the same requests (the hand-written HTTP/1.1 client this replaced: 1.25x), of which the loop thread's share
-is about what the bare loop costs in all; urllib3 (a connection per thread, or its pool) and aiohttp with a loop per
-thread measured no cheaper. Against a real model server the server, not this, sets the pace.
+Two ways in, the same exchange and the same guarantees:
+- `await Client.arequest(...)` runs on the event loop that awaits it, over one pool of kept-alive connections per
+  loop. The run loop (vlmkit.run.inference.run_api) drives every request of a run this way, from one loop with
+  bounded concurrency: no thread per call and no hop between threads. `aclose_here()` closes what that loop opened.
+- `Client.request(...)` may be called from any number of threads; each call is handed to an event loop thread of the
+  client's own (one pool of kept-alive connections) and the calling thread waits for its answer. Used by the probe
+  and by callers of the blocking `generate`.
+Cost, measured with tools/bench_run_loop.py against an instant local server (client CPU a sample, one core): the
+thread hand-over costs ~30-40 us a call beyond the exchange itself, which is why the run loop awaits instead.
 
 What a call gets is bounded, whatever the server does:
 - time: `timeout` bounds the whole answer (connecting, the head, every byte of the body), not each read, so a server
@@ -24,8 +27,8 @@ Other choices: no redirects followed (an API endpoint answers where it is asked)
 HTTP_PROXY / NO_PROXY and friends, once per origin) is used. Failures are this module's exceptions (`Timeout`,
 `ConnectionFailed`, `ResponseTooLarge`), each with a short reason that holds no request header.
 
-`close()` (from any thread) closes every connection and ends the loop; a call in flight then fails with
-`ConnectionFailed` at once, and a later call starts a new loop: the client stays usable.
+`close()` (from any thread) closes every connection, on every loop, and ends the client's own loop; a call in flight
+then fails with `ConnectionFailed` at once, and a later call opens new connections: the client stays usable.
 """
 
 from __future__ import annotations
@@ -131,6 +134,16 @@ def _holds_unasked_bytes(conn: Any) -> bool:
     return bool(poll.poll(0))
 
 
+def new_session() -> aiohttp.ClientSession:
+    """The session every exchange goes through, on the running loop: the fresh-connection pool, no cookies, no
+    decompression, no environment read by aiohttp (the proxy is chosen per origin by `Client`)."""
+    connector = _FreshConnector(limit=0, enable_cleanup_closed=False)  # callers bound the concurrency
+    return aiohttp.ClientSession(
+        connector=connector, timeout=aiohttp.ClientTimeout(total=None), auto_decompress=False,
+        cookie_jar=aiohttp.DummyCookieJar(), trust_env=False, headers={"Accept-Encoding": "identity"},
+    )
+
+
 class _Loop:
     """One event loop thread with its aiohttp session; the thread closes the loop when it ends."""
 
@@ -149,11 +162,7 @@ class _Loop:
 
     @staticmethod
     async def _session() -> aiohttp.ClientSession:
-        connector = _FreshConnector(limit=0, enable_cleanup_closed=False)  # callers bound the concurrency
-        return aiohttp.ClientSession(
-            connector=connector, timeout=aiohttp.ClientTimeout(total=None), auto_decompress=False,
-            cookie_jar=aiohttp.DummyCookieJar(), trust_env=False, headers={"Accept-Encoding": "identity"},
-        )
+        return new_session()
 
     async def _finish(self) -> None:
         """Close every connection (a request in flight fails at once), end every task still running, stop."""
@@ -191,6 +200,9 @@ class Client:
         self._finalizer: weakref.finalize | None = None
         self._proxies: dict[str, str | None] = {}
         self._epoch = 0
+        # the sessions opened by arequest, one per event loop that awaited it, with the epoch each was opened in: one
+        # of an earlier epoch is being closed by close() and takes no new request
+        self._here: dict[asyncio.AbstractEventLoop, tuple[int, aiohttp.ClientSession]] = {}
 
     @property
     def epoch(self) -> int:
@@ -218,24 +230,75 @@ class Client:
             raise call.error
         return call.reply
 
+    async def arequest(
+        self, method: str, url: str, body: bytes | None, headers: Mapping[str, str], timeout: float
+    ) -> Reply:
+        """As `request`, awaited on the running event loop (its own pool of connections, opened on first use)."""
+        entry = self._here.get(asyncio.get_running_loop())
+        session = entry[1] if entry is not None and entry[0] == self._epoch else self._open_here()
+        return await _exchange(session, method, url, body, headers, timeout, self._proxy(url))
+
+    def _open_here(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            entry = self._here.get(loop)
+            if entry is not None and entry[0] == self._epoch:
+                return entry[1]
+            session = new_session()
+            self._here[loop] = (self._epoch, session)  # one of an earlier epoch: close() has its closing in hand
+        return session
+
+    async def aclose_here(self) -> None:
+        """Close the connections `arequest` opened on the running loop (a later call there opens new ones)."""
+        with self._lock:
+            entry = self._here.pop(asyncio.get_running_loop(), None)
+        if entry is not None:
+            await entry[1].close()  # also when close() is closing it already: a session closes once
+
     def close(self) -> None:
-        """Close every connection and end the loop (from any thread); a later call starts afresh."""
+        """Close every connection on every loop and end the client's own loop (from any thread); a call in flight fails
+        at once; a later call starts afresh."""
         with self._lock:
             loop, self._loop = self._loop, None
             finalizer, self._finalizer = self._finalizer, None
+            for ended in [other for other in self._here if other.is_closed()]:
+                del self._here[ended]  # a loop that ended without aclose_here: its connections went with it
+            here = [(other, session) for other, (_, session) in self._here.items()]
             self._epoch += 1
         if finalizer is not None:
             finalizer.detach()
         if loop is not None:
             loop.stop()
+        for other, session in here:
+            _close_on(other, session)
 
     def _proxy(self, url: str) -> str | None:
+        """The proxy the environment names for this URL's origin (read once per origin; remembered per URL too, so a
+        call to a URL asked before costs one dict look-up)."""
+        try:
+            return self._proxies[url]
+        except KeyError:
+            pass
         scheme, _, rest = url.partition("://")
         origin = f"{scheme}://{rest.split('/', 1)[0]}"
         if origin not in self._proxies:
             proxies = requests.utils.get_environ_proxies(url)
             self._proxies[origin] = proxies.get(scheme.lower()) or proxies.get("all")
+        if len(self._proxies) < 1024:  # URLs are few (a model's endpoints); never let odd callers grow it
+            self._proxies[url] = self._proxies[origin]
         return self._proxies[origin]
+
+
+def _close_on(loop: asyncio.AbstractEventLoop, session: aiohttp.ClientSession) -> None:
+    """Close a session on the loop it belongs to, from any thread, without waiting (that loop may be the caller's)."""
+    def close() -> None:
+        if not session.closed:
+            loop.create_task(session.close())
+
+    try:
+        loop.call_soon_threadsafe(close)
+    except RuntimeError:  # that loop has ended: its connections went with it
+        pass
 
 
 class _Call:

@@ -1,5 +1,9 @@
-"""The call policy for API models: JSON POST with retries over a `vlm.api.connection.Client`, and the texts of
-its errors.
+"""The call policy for API models: JSON POST with retries over a `vlm.api.connection.Client` (`post_json` blocking,
+`apost_json` awaited on an event loop: one policy, `_Retrying`), and the texts of its errors.
+
+Several servers (vlm.api.replicas): each attempt goes to the replica with the fewest requests in flight; a connection
+failure there is asked again at once on a replica not yet tried for this attempt, spending no retry; only when every
+replica failed is the attempt spent (and retried with backoff as below).
 
 Retried: HTTP 429, 408 and 5xx, timeouts and connection errors, with exponential backoff plus a small jitter from
 a seeded generator. A `Retry-After` header (seconds or an HTTP date) on 429/503 replaces the computed wait,
@@ -17,6 +21,7 @@ passed in `secrets` before it is shortened, so a cut can never leave part of a k
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import logging
@@ -27,7 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vlm.api.connection import Client, ConnectionFailed, Reply, ResponseTooLarge, Timeout
+from vlm.api.connection import Client, HTTPFailure, Reply, ResponseTooLarge, Timeout
+from vlm.api.replicas import Replica, ReplicaSet
 from vlmkit.core.model_calls import ModelCallError
 from vlmkit.core.secrets import one_line
 
@@ -128,24 +134,8 @@ def _error_in_answer(data: dict[str, Any], status: int, secrets: Sequence[str]) 
     return _Failure("bad_response", f"HTTP {status} carrying an error: {said}", status, False)
 
 
-def _attempt(
-    client: Client,
-    url: str,
-    body: bytes,
-    headers: dict[str, str],
-    timeout: float,
-    secrets: Sequence[str],
-) -> tuple[dict[str, Any], float]:
-    start = time.perf_counter()
-    try:
-        resp = client.post(url, body, headers, timeout)
-    except Timeout as exc:
-        raise _Failure("timeout", exc.reason, None, True) from None
-    except ResponseTooLarge as exc:
-        raise _Failure("bad_response", exc.reason, None, False) from None
-    except ConnectionFailed as exc:
-        raise _Failure("connection", f"connection failed ({one_line(exc.reason, 200, secrets)})", None, True) from None
-    latency_ms = (time.perf_counter() - start) * 1000.0
+def _judge(resp: Reply, latency_ms: float, secrets: Sequence[str]) -> tuple[dict[str, Any], float]:
+    """The decoded answer of one reply, or the _Failure it is."""
     status = resp.status_code
     if status >= 400:
         snippet = server_message(resp, secrets)
@@ -156,7 +146,8 @@ def _attempt(
         data = resp.json()
     except ValueError:
         snippet = one_line(resp.text or "", 200, secrets)
-        raise _Failure("bad_response", f"HTTP {status} with a body that is not JSON: {snippet!r}", status, False) from None
+        raise _Failure("bad_response", f"HTTP {status} with a body that is not JSON: {snippet!r}", status,
+                       False) from None
     if not isinstance(data, dict):
         raise _Failure("bad_response", f"HTTP {status} with JSON that is not an object", status, False)
     failure = _error_in_answer(data, status, secrets)
@@ -165,19 +156,95 @@ def _attempt(
     return data, latency_ms
 
 
+def _transport_failure(exc: HTTPFailure, secrets: Sequence[str]) -> _Failure:
+    """The _Failure of an exchange that got no reply."""
+    if isinstance(exc, Timeout):
+        return _Failure("timeout", exc.reason, None, True)
+    if isinstance(exc, ResponseTooLarge):
+        return _Failure("bad_response", exc.reason, None, False)
+    return _Failure("connection", f"connection failed ({one_line(exc.reason, 200, secrets)})", None, True)
+
+
+_ENCODER = json.JSONEncoder(allow_nan=False)  # made once: json.dumps with options builds an encoder each call
+
+
 def encode_body(body: dict[str, Any]) -> bytes:
     """The request body as UTF-8 JSON; ModelCallError("bad_input") for a value JSON cannot carry (NaN, an object):
     asking again could not help."""
     try:
-        return json.dumps(body, allow_nan=False).encode("utf-8")
+        return _ENCODER.encode(body).encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise ModelCallError("bad_input", f"the request body is not valid JSON: {exc}") from None
 
 
+class _Retrying:
+    """One call's way through its attempts and the replicas (vlm.api.replicas): which server next, what a failure
+    costs (a failover to another replica now, a wait before the next attempt, or the final ModelCallError)."""
+
+    __slots__ = ("servers", "policy", "abandoned", "attempt", "attempts", "tried", "replica")
+
+    def __init__(self, servers: ReplicaSet, policy: RetryPolicy, abandoned: Callable[[], bool] | None) -> None:
+        self.servers, self.policy, self.abandoned = servers, policy, abandoned
+        self.attempt = 0  # attempts spent (failovers spend none)
+        self.attempts = policy.retries + 1
+        self.tried: list[Replica] = []
+        self.replica: Replica | None = None
+
+    def next_url(self) -> str:
+        replica = self.servers.pick(self.tried)
+        assert replica is not None  # after_failure empties `tried` before every replica is in it
+        self.replica = replica
+        return replica.url
+
+    def succeeded(self) -> int:
+        assert self.replica is not None
+        self.servers.succeeded(self.replica)
+        return self.attempt + 1
+
+    def after_failure(self, failure: _Failure) -> float | None:
+        """None: ask another replica now (a failover); else the seconds to wait before the next attempt. Raises the
+        final ModelCallError when no attempt is left (or the caller closed the model)."""
+        replica = self.replica
+        assert replica is not None
+        unreachable = failure.kind in ("connection", "timeout")
+        self.tried.append(replica)
+        failover = failure.kind == "connection" and len(self.tried) < len(self.servers)
+        self.servers.failed(replica, unreachable=unreachable, moved=failover)
+        if failover and not self._abandoned():
+            return None
+        url = replica.url
+        self.tried = []
+        if not failure.retry or self.attempt + 1 >= self.attempts:
+            tries = f" after {self.attempt + 1} attempts" if self.attempt else ""
+            raise ModelCallError(failure.kind, f"{url}: {failure.message}{tries}", failure.status) from None
+        self._refuse_if_abandoned(url, failure)
+        wait = self.policy.delay(self.attempt, failure.retry_after)
+        self.attempt += 1
+        log.warning("%s: %s; retrying in %.1f s (attempt %d of %d)", url, failure.message[:120], wait, self.attempt + 1,
+                    self.attempts)
+        return wait
+
+    def check_after_wait(self, failure: _Failure) -> None:
+        assert self.replica is not None
+        self._refuse_if_abandoned(self.replica.url, failure)
+
+    def _abandoned(self) -> bool:
+        return self.abandoned is not None and self.abandoned()
+
+    def _refuse_if_abandoned(self, url: str, failure: _Failure) -> None:
+        if self._abandoned():
+            raise ModelCallError("cancelled", f"{url}: {failure.message}; not retried: the model was closed",
+                                 failure.status) from None
+
+
+def _servers(target: str | ReplicaSet) -> ReplicaSet:
+    return target if isinstance(target, ReplicaSet) else ReplicaSet([(target, target)])
+
+
 def post_json(
     client: Client,
-    url: str,
-    body: dict[str, Any],
+    target: str | ReplicaSet,
+    body: dict[str, Any] | bytes,
     *,
     headers: dict[str, str],
     timeout: float,
@@ -186,30 +253,60 @@ def post_json(
     sleep: Callable[[float], None] = time.sleep,
     abandoned: Callable[[], bool] | None = None,
 ) -> Response:
-    """POST `body` as JSON and return the decoded object; ModelCallError after the last failed attempt.
+    """POST `body` (an object, or JSON bytes from `encode_body`) to `target` (a URL, or the replicas of a model) and
+    return the decoded object; ModelCallError after the last failed attempt. Blocks the calling thread.
 
     abandoned: asked before each retry; True (the caller closed the model: an interrupted or stopped run left this
     call behind) ends the call with kind "cancelled" instead of retrying on in the background."""
-    attempts = policy.retries + 1
-    payload = encode_body(body)
+    payload = body if isinstance(body, bytes) else encode_body(body)
     headers = {"Content-Type": "application/json", **headers}
-    for attempt in range(attempts):
+    state = _Retrying(_servers(target), policy, abandoned)
+    while True:
+        url = state.next_url()
+        start = time.perf_counter()
         try:
-            data, latency_ms = _attempt(client, url, payload, headers, timeout, secrets)
-            return Response(data=data, latency_ms=latency_ms, attempts=attempt + 1)
+            try:
+                resp = client.post(url, payload, headers, timeout)
+            except HTTPFailure as exc:
+                raise _transport_failure(exc, secrets) from None
+            data, latency_ms = _judge(resp, (time.perf_counter() - start) * 1000.0, secrets)
         except _Failure as failure:
-            if not failure.retry or attempt + 1 >= attempts:
-                tries = f" after {attempt + 1} attempts" if attempt else ""
-                raise ModelCallError(failure.kind, f"{url}: {failure.message}{tries}", failure.status) from None
-            if abandoned is not None and abandoned():
-                raise ModelCallError("cancelled", f"{url}: {failure.message}; not retried: the model was closed",
-                                     failure.status) from None
-            wait = policy.delay(attempt, failure.retry_after)
-            log.warning(
-                "%s: %s; retrying in %.1f s (attempt %d of %d)", url, failure.message[:120], wait, attempt + 2, attempts
-            )
-            sleep(wait)
-            if abandoned is not None and abandoned():
-                raise ModelCallError("cancelled", f"{url}: {failure.message}; not retried: the model was closed",
-                                     failure.status) from None
-    raise AssertionError("unreachable")  # the loop returns or raises
+            wait = state.after_failure(failure)
+            if wait is not None:
+                sleep(wait)
+                state.check_after_wait(failure)
+            continue
+        return Response(data=data, latency_ms=latency_ms, attempts=state.succeeded())
+
+
+async def apost_json(
+    client: Client,
+    target: str | ReplicaSet,
+    body: dict[str, Any] | bytes,
+    *,
+    headers: dict[str, str],
+    timeout: float,
+    policy: RetryPolicy,
+    secrets: Sequence[str] = (),
+    abandoned: Callable[[], bool] | None = None,
+) -> Response:
+    """As `post_json`, awaited on the running event loop (`Client.arequest`); waits between attempts with
+    asyncio.sleep. `headers` must hold the Content-Type already (the model's headers do)."""
+    payload = body if isinstance(body, bytes) else encode_body(body)
+    state = _Retrying(_servers(target), policy, abandoned)
+    while True:
+        url = state.next_url()
+        start = time.perf_counter()
+        try:
+            try:
+                resp = await client.arequest("POST", url, payload, headers, timeout)
+            except HTTPFailure as exc:
+                raise _transport_failure(exc, secrets) from None
+            data, latency_ms = _judge(resp, (time.perf_counter() - start) * 1000.0, secrets)
+        except _Failure as failure:
+            wait = state.after_failure(failure)
+            if wait is not None:
+                await asyncio.sleep(wait)
+                state.check_after_wait(failure)
+            continue
+        return Response(data=data, latency_ms=latency_ms, attempts=state.succeeded())

@@ -23,75 +23,50 @@ in earlier ones, which cut it to a context window they looked up minus the promp
 given to the constructor (`--max-tokens`) or in a row's parameters is sent as given; settings() records None as
 None, meaning "the server's default".
 
-Connections: every worker thread's call goes through one `vlm.api.connection.Client` (aiohttp on an event loop
-thread, one pool of kept-alive connections); `timeout` bounds each attempt's whole answer, not each read; `close()`
+Connections: every call goes through one `vlm.api.connection.Client` (aiohttp, pools of kept-alive connections):
+`generate_full` from any thread (handed to the client's own event loop thread), `agenerate_full` awaited on the
+caller's loop; the run loop takes the second through `open_async()` (vlmkit.run.inference.run_api: one event loop,
+`--nproc` calls at once, no thread per call). `timeout` bounds each attempt's whole answer, not each read; `close()`
 closes every connection (a call in flight fails at once and is not retried). `probe()` asks `GET {base}/models`
 once before a run, so a dead server, a wrong port or a refused key stops the run with one line instead of failing
 every row.
+
+Several servers: `api_base` may name replicas of one model, `http://a:8000/v1,http://b:8000/v1`, or a text file
+holding one URL a line (vlm.api.urls). Requests go to the replica with the fewest in flight; one that refuses or
+drops connections is failed over without spending the row's retries and, failing on, set aside for a while
+(vlm.api.replicas). The probe asks every replica at once and sets aside those that are down, naming them in one
+warning line; only when none answers does it stop the run. `server_counts()` gives each server's requests, errors,
+failovers and times set aside, for results.json. settings() keeps `base_url` (the first server) and adds `servers`
+(every base URL) when there are several.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
 
 from vlm.api import auth
 from vlm.api.connection import Client, ConnectionFailed, ResponseTooLarge, Timeout
-from vlm.api.http import RetryPolicy, post_json, server_message
+from vlm.api.http import Response, RetryPolicy, apost_json, encode_body, post_json, server_message
+from vlm.api.replicas import Replica, ReplicaSet
+from vlm.api.urls import (  # noqa: F401 - chat_completions_url and api_base_list re-exported (vlm.registry, tests)
+    DEFAULT_API_BASE, api_base_list, chat_completions_url, models_url, replica_urls,
+)
 from vlm.base import BaseModel
 from vlmkit.core import config
 from vlmkit.core.cells import listed
 from vlmkit.core.errors import ConfigError
+from vlmkit.core.message import PART_TYPES, Turn, normalise_conversation
 from vlmkit.core.model_calls import Generation, ModelCallError, Usage
-from vlmkit.formats.openai_chat import VIDEO_MODES, to_openai_messages
+from vlmkit.formats.openai_chat import VIDEO_MODES, turns_to_openai
 from vlmkit.core.secrets import one_line
 from vlmkit.core.video import DEFAULT_NFRAME, check_sampling, frame_data_urls
 
-DEFAULT_API_BASE = "https://api.openai.com/v1"
-_ENDPOINT = "/chat/completions"
 PROBE_TIMEOUT_S = 10.0  # the most a probe waits, whatever the per-call timeout
-
-
-def _not_a_url(api_base: str) -> ConfigError:
-    """ConfigError for an api_base that is not an http(s) URL, with the spelling that was probably meant."""
-    text = api_base.strip()
-    if "://" not in text and text and not text.startswith("/"):
-        host, _, path = text.partition("/")
-        hint = f"write http://{host}/{path.rstrip('/') or 'v1'}"
-    else:
-        hint = "write a URL such as http://127.0.0.1:8000/v1"
-    return ConfigError(f"--api-base {api_base!r} is not an http(s) URL; {hint}")
-
-
-def chat_completions_url(api_base: str) -> tuple[str, str]:
-    """(base URL, chat-completions URL) from a base given as `.../v1` or as the full `.../chat/completions` URL.
-
-    ConfigError (a ValueError) for anything that is not an http(s) URL with a host, such as `127.0.0.1:8000`
-    without its scheme. Credentials written into the URL (`user:pass@host`) are refused: the key goes in `api_key`.
-    """
-    try:
-        parts = urlsplit(api_base.strip())
-        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in range
-    except ValueError:
-        ok = False
-    if "@" in api_base or (ok and (parts.username or parts.password)):  # never echo what may be a key
-        raise ConfigError("--api-base must not hold credentials; pass the key with --api-key (or OPENAI_API_KEY)")
-    if not ok:
-        raise _not_a_url(api_base)
-    path = parts.path.rstrip("/")
-    if path.endswith(_ENDPOINT):
-        path = path[: -len(_ENDPOINT)]
-    base = urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
-    url = urlunsplit((parts.scheme, parts.netloc, path + _ENDPOINT, parts.query, ""))
-    return base, url
-
-
-def models_url(base_url: str) -> str:
-    """The `/models` URL beside chat completions (a query string of the base, e.g. an api-version, is kept)."""
-    parts = urlsplit(base_url)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/models", parts.query, ""))
+_HEAVY_PARTS = frozenset({"video", "audio"})  # decoded or converted to build a request: off the event loop
 
 
 def _model_list(data: Any) -> list[dict[str, Any]] | None:
@@ -160,6 +135,21 @@ def answer_text(data: dict[str, Any]) -> tuple[str, str | None]:
     return content, finish if isinstance(finish, str) else None
 
 
+def _generation(response: Response) -> Generation:
+    """The Generation of a decoded answer: its text (stripped), usage, latency, and what else the server said."""
+    data = response.data
+    text, finish = answer_text(data)
+    extra: dict[str, Any] = {"response_model": data.get("model"), "attempts": response.attempts}
+    if finish is not None:
+        extra["finish_reason"] = finish
+    reasoning = reasoning_text(data)
+    if reasoning is not None:
+        extra["reasoning_content"] = reasoning.strip()  # moved to the record's `reasoning` (vlmkit.run.inference)
+    # stripped as VLMEvalKit's API wrappers and the local path strip: a served model then predicts what it
+    # predicts locally (a byte-level BPE decodes its first token with a leading space)
+    return Generation(text=text.strip(), usage=usage_from(data), latency_ms=response.latency_ms, extra=extra)
+
+
 class OpenAICompatModel(BaseModel):
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "video", "audio"})
     interleave: ClassVar[bool] = True
@@ -194,7 +184,9 @@ class OpenAICompatModel(BaseModel):
         self._sampling = check_sampling(self.nframe, self.fps)
         self.video_mode = video_mode
         self.model = model
-        self.base_url, self.url = chat_completions_url(api_base or config.openai_api_base() or DEFAULT_API_BASE)
+        servers = replica_urls(api_base or config.openai_api_base() or DEFAULT_API_BASE)
+        self.base_url, self.url = servers[0]
+        self._servers = ReplicaSet(servers)
         given = api_key if api_key is not None else config.openai_api_key()
         key = auth.checked_key(given)  # ConfigError for control characters; white space stripped with a note
         self.__headers = {"Content-Type": "application/json", **type(self).auth_headers(key)}
@@ -221,11 +213,21 @@ class OpenAICompatModel(BaseModel):
         `vlmkit perf` asks the served model's class the same."""
         return auth.auth_headers(api_key)
 
+    def prepare(self, msgs: Sequence[Any]) -> list[Turn]:
+        """BaseModel.prepare, without the capability check where this model takes every part type and any number of
+        images (it could refuse nothing): one less walk over every part of every request."""
+        if self.max_images is None and self.modalities.issuperset(PART_TYPES):
+            return normalise_conversation(msgs)
+        return super().prepare(msgs)
+
     def request_body(self, msgs: Sequence[Any], params: dict[str, Any] | None = None) -> dict[str, Any]:
         """The JSON body for one message (after the capability check); `extra_body` keys override the model's
         settings, and per-request params (passed through as OpenAI-style fields) override both."""
-        turns = self.prepare(msgs)
-        messages = to_openai_messages(
+        return self._body(self.prepare(msgs), params)
+
+    def _body(self, turns: list[Any], params: dict[str, Any] | None) -> dict[str, Any]:
+        """request_body for turns prepared already (normalised and checked once)."""
+        messages = turns_to_openai(
             turns,
             system_prompt=self.system_prompt,
             img_max_side=self.img_max_side,
@@ -245,35 +247,63 @@ class OpenAICompatModel(BaseModel):
     def generate_full(
         self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
     ) -> Generation:
-        body = self.request_body(msgs, params)
+        payload = encode_body(self.request_body(msgs, params))
         epoch = self._client.epoch
         response = post_json(
             self._client,
-            self.url,
-            body,
+            self._servers,
+            payload,
             headers=self.__headers,
             timeout=self.timeout,
             policy=self._policy,
             secrets=self.__secrets,
             abandoned=lambda: self._client.epoch != epoch,  # close() during the call: no retry after it
         )
-        text, finish = answer_text(response.data)
-        extra: dict[str, Any] = {"response_model": response.data.get("model"), "attempts": response.attempts}
-        if finish is not None:
-            extra["finish_reason"] = finish
-        reasoning = reasoning_text(response.data)
-        if reasoning is not None:
-            extra["reasoning_content"] = reasoning.strip()  # moved to the record's `reasoning` (vlmkit.run.inference)
-        # stripped as VLMEvalKit's API wrappers and the local path strip: a served model then predicts what it
-        # predicts locally (a byte-level BPE decodes its first token with a leading space)
-        return Generation(text=text.strip(), usage=usage_from(response.data), latency_ms=response.latency_ms,
-                          extra=extra)
+        return _generation(response)
+
+    async def agenerate_full(
+        self, msgs: Sequence[Any], dataset: str | None = None, params: dict[str, Any] | None = None
+    ) -> Generation:
+        """As `generate_full`, awaited on the running event loop. A request with video or audio is built in a worker
+        thread (frames are decoded, audio converted), any other inline."""
+        turns = self.prepare(msgs)
+        if any(p["type"] in _HEAVY_PARTS for turn in turns for p in turn["content"]):
+            body = await asyncio.to_thread(self._body, turns, params)
+        else:
+            body = self._body(turns, params)
+        epoch = self._client.epoch
+        response = await apost_json(
+            self._client,
+            self._servers,
+            encode_body(body),
+            headers=self.__headers,
+            timeout=self.timeout,
+            policy=self._policy,
+            secrets=self.__secrets,
+            abandoned=lambda: self._client.epoch != epoch,
+        )
+        return _generation(response)
+
+    @contextlib.asynccontextmanager
+    async def open_async(self) -> AsyncIterator[Callable[..., Awaitable[Generation]]]:
+        """For a run loop on an event loop (vlmkit.run.inference.run_api): yields `agenerate_full`, and closes the
+        connections it opened on the running loop on leaving. `close()` from another thread ends its calls in flight."""
+        try:
+            yield self.agenerate_full
+        finally:
+            await self._client.aclose_here()
+
+    def server_counts(self) -> dict[str, dict[str, int]]:
+        """Per server (base URL, in the order given): requests sent, errors (failed attempts), failovers (failed
+        attempts moved to another replica) and set_aside (times set aside as failing), since the model was made."""
+        return self._servers.counts()
 
     def settings(self) -> dict[str, Any]:
         return {
             **super().settings(),
             "model": self.model,
             "base_url": self.base_url,
+            **({"servers": [r.base_url for r in self._servers.replicas]} if len(self._servers) > 1 else {}),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "timeout": self.timeout,
@@ -291,33 +321,66 @@ class OpenAICompatModel(BaseModel):
         self._client.close()
 
     def probe(self) -> dict[str, Any]:
-        """Ask the server once, before a run, what it serves: `GET {base_url}/models`, no retries.
+        """Ask the server once, before a run, what it serves: `GET {base_url}/models`, no retries; with several
+        servers (replicas), every one at once.
 
-        Raises ModelCallError, in one line naming the URL and the likely fix, when the server cannot be reached
-        ("connection", "timeout") or refuses the key (HTTP 401/403, "http_4xx"). A server without /models (any
+        Raises ModelCallError, in one line naming the URL and the likely fix, when no server can be reached
+        ("connection", "timeout") or one refuses the key (HTTP 401/403, "http_4xx"). A server without /models (any
         other non-2xx, or a 2xx that is not a model list) gives {"reachable": True, "models": None}. A model list
         gives {"reachable": True, "models": [ids], "max_model_len": the int its entry for this model reports
-        (vLLM does) or None}, plus "warning" when the list is non-empty and this model is not in it.
+        (vLLM does) or None}, plus "warning" when the list is non-empty and this model is not in it. With several
+        servers these come from the first that answers, "servers" maps each base URL to "ok" or why it is down, and
+        the servers that are down are set aside (vlm.api.replicas) and named in one "warning" line.
         """
-        url = models_url(self.base_url)
+        replicas = self._servers.replicas
+        if len(replicas) == 1:
+            outcome = self._probe_one(replicas[0])
+            if isinstance(outcome, ModelCallError):
+                raise outcome
+            return outcome
+        with ThreadPoolExecutor(min(8, len(replicas)), thread_name_prefix="vlmkit-probe") as pool:
+            outcomes = list(pool.map(self._probe_one, replicas))
+        refused = [o for o in outcomes if isinstance(o, ModelCallError) and o.kind == "http_4xx"]
+        if refused:
+            raise refused[0]
+        down = [(r, o) for r, o in zip(replicas, outcomes) if isinstance(o, ModelCallError)]
+        answered = [o for o in outcomes if not isinstance(o, ModelCallError)]
+        if not answered:
+            reasons = "; ".join(f"{r.base_url}: {_why_down(o)}" for r, o in down)
+            raise ModelCallError(down[0][1].kind, f"none of the {len(replicas)} servers answers ({reasons}): are they "
+                                 "running and --api-base right?")
+        result = dict(answered[0])
+        result["servers"] = {r.base_url: "ok" if not isinstance(o, ModelCallError) else _why_down(o)
+                             for r, o in zip(replicas, outcomes)}
+        if down:
+            for replica, _ in down:
+                self._servers.set_down(replica)
+            note = (f"{len(down)} of {len(replicas)} servers do not answer and are set aside: "
+                    + "; ".join(f"{r.base_url} ({_why_down(o)})" for r, o in down))
+            result["warning"] = one_line("; ".join(filter(None, (note, result.get("warning")))), 1000, self.__secrets)
+        return result
+
+    def _probe_one(self, replica: Replica) -> dict[str, Any] | ModelCallError:
+        """The probe of one server: its result, or the ModelCallError that says why it cannot serve (returned)."""
+        url = models_url(replica.base_url)
         timeout = min(self.timeout, PROBE_TIMEOUT_S)
         secrets = self.__secrets
         headers = {k: v for k, v in self.__headers.items() if k != "Content-Type"}
         try:
             resp = self._client.get(url, headers, timeout)
         except Timeout:
-            raise ModelCallError(
+            return ModelCallError(
                 "timeout", f"no answer from {url} within {timeout:g} s: is the server running (not overloaded or "
                 "still loading) and --api-base right?"
-            ) from None
+            )
         except (ConnectionFailed, ResponseTooLarge) as exc:
-            raise ModelCallError(
+            return ModelCallError(
                 "connection", f"cannot reach {url} ({one_line(exc.reason, 200, secrets)}): is the server running and "
                 "--api-base right?"
-            ) from None
+            )
         status = resp.status_code
         if status in (401, 403):
-            raise ModelCallError(
+            return ModelCallError(
                 "http_4xx", f"{url} refused the request with HTTP {status}: {server_message(resp, secrets)}: check "
                 "--api-key (or OPENAI_API_KEY)", status
             )
@@ -343,6 +406,15 @@ class OpenAICompatModel(BaseModel):
                 f"{url} does not list model {self.model!r}; it serves {served}: check the model name", 500, secrets
             )
         return result
+
+
+def _why_down(error: ModelCallError) -> str:
+    """Why a probed server is down, short: "no answer in time", or the reason of "cannot reach URL (reason): ..."."""
+    if error.kind == "timeout":
+        return "no answer in time"
+    text = str(error)
+    start, end = text.find(" ("), text.find("):")
+    return text[start + 2:end] if 0 <= start < end else text[:120]
 
 
 def _check_settings(*, max_tokens: Any, timeout: Any, retries: Any) -> None:

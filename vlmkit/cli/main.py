@@ -66,7 +66,7 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--vllm-arg", action="append", default=[], metavar="KEY=VALUE",
                    help="--backend vllm: a vllm.LLM argument, e.g. max_model_len=8192 (repeatable; VALUE read as JSON "
                         "where it parses, else text)")
-    p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL (.../v1 or .../chat/completions)")
+    p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL (.../v1 or .../chat/completions); replicas of one model: URL1,URL2,... or a file with one URL a line")
     p.add_argument("--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never written anywhere")
     p.add_argument("--timeout", type=float, default=None,
                    help="served models: seconds to wait for one answer (default 60)")

@@ -6,6 +6,8 @@
   file is read and sent as a base64 data URL (shrunk to ``img_max_side`` when that is set and the image is larger).
   A file or data URL whose header declares more pixels than Pillow's limit is refused with an ImageFileError (a
   MessageError and a `vlmkit.core.media.MediaError`) naming it and the size; no pixel is decoded to find out.
+  A file is read, checked and encoded once while it is unchanged (same path, size, mtime and inode): an image shared
+  by many rows, or asked again, costs one `os.stat` after the first (a bounded cache, vlmkit.formats.image_cache).
 - audio -> ``{"type": "input_audio", "input_audio": {"data": <base64>, "format": "wav"|"mp3"}}`` from a local
   file or an audio data URL. OpenAI's `input_audio` takes wav and mp3 only: a wav/mp3 file goes as its own bytes,
   any other format soundfile reads (flac, ogg, ...) is converted to 16-bit wav (`vlmkit.core.audio.api_audio`); a data
@@ -33,6 +35,7 @@ from vlmkit.core.model_calls import UnsupportedInputError
 from vlmkit.core.media import MediaError, b64_to_bytes, file_to_b64, file_to_data_url, refuse_decompression_bomb
 from vlmkit.core.message import MessageError, Part, Turn, is_url, normalise_conversation, text_of
 from vlmkit.core.video import probe_video
+from vlmkit.formats.image_cache import IMAGE_URLS, stat_is_file
 
 VideoFrames = Callable[[str], Sequence[str]]
 VIDEO_MODES = ("frames", "video_url")
@@ -61,14 +64,28 @@ def image_url_part(value: str, img_max_side: int | None = None) -> dict[str, Any
         url = value
     elif is_url(value):
         url = value
-    elif os.path.isfile(value):
+    else:
+        url = _image_file_url(value, img_max_side)
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def _image_file_url(path: str, img_max_side: int | None) -> str:
+    """The data URL of a local image file, from the cache while the file is unchanged (vlmkit.formats.image_cache)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        stat = None
+    if stat is None or not stat_is_file(stat):
+        raise MessageError(f"image {_short(path)!r}: no such file, and not an http(s) or data URL")
+    key = (path, stat.st_size, stat.st_mtime_ns, stat.st_ino, img_max_side)
+    url = IMAGE_URLS.get(key)
+    if url is None:
         try:
-            url = file_to_data_url(value, img_max_side)
+            url = file_to_data_url(path, img_max_side)
         except MediaError as exc:  # names the file
             raise ImageFileError(f"image {exc}") from None
-    else:
-        raise MessageError(f"image {_short(value)!r}: no such file, and not an http(s) or data URL")
-    return {"type": "image_url", "image_url": {"url": url}}
+        IMAGE_URLS.put(key, url)
+    return url
 
 
 def _refuse_bomb_data_url(value: str) -> None:
@@ -187,7 +204,20 @@ def to_openai_messages(
     video_mode: str = "frames",
 ) -> list[dict[str, Any]]:
     """OpenAI chat `messages` for a message (flat parts = one user turn) or a conversation of turns."""
-    turns = normalise_conversation(msgs)
+    return turns_to_openai(normalise_conversation(msgs), system_prompt=system_prompt, img_max_side=img_max_side,
+                           video_frames=video_frames, video_mode=video_mode)
+
+
+def turns_to_openai(
+    turns: Sequence[Turn],
+    *,
+    system_prompt: str | None = None,
+    img_max_side: int | None = None,
+    video_frames: VideoFrames | None = None,
+    video_mode: str = "frames",
+) -> list[dict[str, Any]]:
+    """`to_openai_messages` for a conversation normalised already (`vlmkit.core.message.normalise_conversation`, as a
+    model's `prepare` returns it): the per-request path normalises once."""
     messages = [
         turn_to_openai(t, img_max_side=img_max_side, video_frames=video_frames, video_mode=video_mode) for t in turns
     ]

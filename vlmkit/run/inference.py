@@ -1,13 +1,15 @@
 """Asking a model for every pending sample and journalling each answer as it arrives.
 
-API models run `nproc` requests at once (daemon worker threads, each journalling its answers); local models run batches
-through `generate_batch`. Either way a record reaches the journal (append + flush) the moment its answer exists, and a
-failure is stored as a typed error record, never as a prediction. Each record carries its request's identity
+API models run `nproc` requests at once (coroutines on one event loop thread for a model with `open_async()`, daemon
+worker threads otherwise); local models run batches through `generate_batch`. Either way a record reaches the journal
+(append + flush) the moment its answer exists, and a failure is stored as a typed error record, never as a
+prediction. Each record carries its request's identity
 (vlmkit.run.resume.request_fields: the prompt as stored and its digests), which a rerun compares.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -49,13 +51,11 @@ def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | 
         extra = dict(result.extra)
         answer, thinking, truncated = split_reasoning(result.text)
         served = extra.pop("reasoning_content", None)  # a server's reasoning parser gave it apart
-        thinking = "\n\n".join(t for t in (served, thinking) if t) or None
-        record.update(
-            prediction=None if truncated else answer,
-            error=_truncated_error(extra.get("finish_reason")) if truncated else None,
-            usage=result.usage.to_dict() if result.usage else None,
-            latency_ms=_ms(result.latency_ms if result.latency_ms is not None else elapsed_ms),
-        )
+        thinking = f"{served}\n\n{thinking}" if served and thinking else served or thinking or None
+        record["prediction"] = None if truncated else answer
+        record["error"] = _truncated_error(extra.get("finish_reason")) if truncated else None
+        record["usage"] = result.usage.to_dict() if result.usage else None
+        record["latency_ms"] = _ms(result.latency_ms if result.latency_ms is not None else elapsed_ms)
         if thinking is not None:
             record["reasoning"] = thinking
         if extra:
@@ -87,78 +87,134 @@ def run_api(
 ) -> int:
     """Up to nproc requests in flight; returns the error count.
 
-    Each worker (a daemon thread) journals its own answer under a lock the moment it arrives, then takes the next task
-    only if nothing has stopped the run: however fast the server answers, an early stop (`watch` returns a message for
-    a record) leaves at most nproc - 1 requests asked beyond the record that decided it. This thread only waits, so
-    that on Ctrl-C (or that stop) it leaves at once, without waiting for the requests still in flight: they are
-    abandoned (the model's `close()` by the caller drops their connections) and every answer that had arrived is in
-    the journal. (Handing each answer to this thread instead cost two thread wake-ups per sample: a fifth of the
-    loop's time against an instant server, tools/bench_run_loop.py.)
+    A model that offers `open_async()` (vlm.api.openai_compat does) is asked from one event loop thread, nproc
+    coroutines at once (`_drive_async`); any other from nproc daemon threads calling `generate_full`. Either way each
+    answer is journalled under a lock the moment it arrives, and the next task is taken only if nothing has stopped the
+    run: however fast the server answers, an early stop (`watch` returns a message for a record) leaves at most
+    nproc - 1 requests asked beyond the record that decided it. This thread only waits, so that on Ctrl-C (or that
+    stop) it leaves at once, without waiting for the requests still in flight: they are abandoned (the model's
+    `close()` by the caller drops their connections) and every answer that had arrived is in the journal.
     """
     if not tasks:
         return 0
-    generate_full = model_view(model).generate_full
-    pending = iter(tasks)
-    lock = threading.Lock()
-    finished = threading.Event()
-    # stopping: no new task is taken (the run is stopping); closed: nothing more is journalled (this thread has left)
-    outcome: dict[str, Any] = {"received": 0, "errors": 0, "stopping": False, "closed": False, "stop": None,
-                               "failure": None}
-    n_threads = max(1, min(nproc, len(tasks)))
-
-    def journal_one(task: Task, result: Generation | BaseException, elapsed: float) -> Task | None:
-        """Journal one answer (under the lock); the worker's next task, or None when it should leave."""
-        record = _record(task, result, elapsed)
-        with lock:
-            if outcome["closed"]:
-                return None  # arrived after this thread left (Ctrl-C, a stop, a failure): abandoned
-            journal.append(record)
-            failed = isinstance(result, BaseException)
-            outcome["errors"] += failed
-            outcome["received"] += 1
-            bar.update(1, errors=failed)
-            if outcome["stopping"]:
-                return None  # an answer that was in flight when the run stopped: kept, nothing more asked
-            message = watch(record) if watch is not None else None
-            if message is not None or outcome["received"] == len(tasks):
-                outcome["stop"], outcome["stopping"] = message, True
-                finished.set()
-                return None
-            return next(pending, None)
-
-    def worker() -> None:
-        try:
-            with lock:
-                task = None if outcome["stopping"] else next(pending, None)
-            while task is not None:
-                start = time.perf_counter()
-                try:
-                    result: Generation | BaseException = generate_full(task.msgs, dataset, task.params)
-                except Exception as exc:  # recorded as a typed error, retried on the next run
-                    result = exc
-                task = journal_one(task, result, (time.perf_counter() - start) * 1000)
-        except BaseException as exc:  # a journal that cannot be written, a watch that fails: the run stops on it
-            with lock:
-                if not outcome["closed"] and outcome["failure"] is None:
-                    outcome["failure"], outcome["stopping"] = exc, True
-            finished.set()
-
-    threads = [threading.Thread(target=worker, name=f"vlmkit-api-{i}", daemon=True) for i in range(n_threads)]
+    view = model_view(model)
+    open_async = getattr(view.inner, "open_async", None)
+    n_workers = max(1, min(nproc, len(tasks)))
     with Progress(len(tasks), desc, bar=progress) as bar:
+        state = _Outcome(tasks, journal, bar, watch)
+        if callable(open_async):
+            workers = [threading.Thread(target=_drive_async, args=(open_async, state, dataset, n_workers),
+                                        name="vlmkit-api-loop", daemon=True)]
+        else:
+            workers = [threading.Thread(target=_ask_in_thread, args=(view.generate_full, state, dataset),
+                                        name=f"vlmkit-api-{i}", daemon=True) for i in range(n_workers)]
         try:
-            for thread in threads:
-                thread.start()
-            while not finished.wait(0.2):
-                if not any(t.is_alive() for t in threads) and not finished.is_set():
+            for worker in workers:
+                worker.start()
+            while not state.finished.wait(0.2):
+                if not any(w.is_alive() for w in workers) and not state.finished.is_set():
                     raise RuntimeError("the API workers ended before every sample was answered")
         finally:
-            with lock:  # an append under way completes; no answer is journalled after this
-                outcome["stopping"] = outcome["closed"] = True
-    if outcome["failure"] is not None:
-        raise outcome["failure"]
-    if outcome["stop"] is not None:
-        raise RunStopped(outcome["stop"])
-    return outcome["errors"]
+            with state.lock:  # an append under way completes; no answer is journalled after this
+                state.stopping = state.closed = True
+    if state.failure is not None:
+        raise state.failure
+    if state.stop is not None:
+        raise RunStopped(state.stop)
+    return state.errors
+
+
+class _Outcome:
+    """What the run loop's workers share with the thread that waits for them (under `lock`)."""
+
+    def __init__(self, tasks: Sequence[Task], journal: Journal, bar: Progress, watch: Watch | None) -> None:
+        self.pending = iter(tasks)
+        self.total = len(tasks)
+        self.journal, self.bar, self.watch = journal, bar, watch
+        self.lock = threading.Lock()
+        self.finished = threading.Event()
+        self.received = self.errors = 0
+        self.stopping = False  # no new task is taken (the run is stopping)
+        self.closed = False  # nothing more is journalled (the waiting thread has left)
+        self.stop: str | None = None
+        self.failure: BaseException | None = None
+
+    def first(self) -> Task | None:
+        with self.lock:
+            return None if self.stopping else next(self.pending, None)
+
+    def journal_one(self, task: Task, result: Generation | BaseException, elapsed: float) -> Task | None:
+        """Journal one answer (under the lock); the worker's next task, or None when it should leave."""
+        record = _record(task, result, elapsed)
+        with self.lock:
+            if self.closed:
+                return None  # arrived after the waiting thread left (Ctrl-C, a stop, a failure): abandoned
+            self.journal.append(record)
+            failed = isinstance(result, BaseException)
+            self.errors += failed
+            self.received += 1
+            self.bar.update(1, errors=failed)
+            if self.stopping:
+                return None  # an answer that was in flight when the run stopped: kept, nothing more asked
+            message = self.watch(record) if self.watch is not None else None
+            if message is not None or self.received == self.total:
+                self.stop, self.stopping = message, True
+                self.finished.set()
+                return None
+            return next(self.pending, None)
+
+    def fail(self, exc: BaseException) -> None:
+        """A journal that cannot be written, a watch that fails: the run stops on it."""
+        with self.lock:
+            if not self.closed and self.failure is None:
+                self.failure, self.stopping = exc, True
+        self.finished.set()
+
+
+def _ask_in_thread(generate_full: Callable[..., Generation], state: _Outcome, dataset: str | None) -> None:
+    """One worker thread: ask, journal, take the next task, until there is none or the run stops."""
+    try:
+        task = state.first()
+        while task is not None:
+            start = time.perf_counter()
+            try:
+                result: Generation | BaseException = generate_full(task.msgs, dataset, task.params)
+            except Exception as exc:  # recorded as a typed error, retried on the next run
+                result = exc
+            task = state.journal_one(task, result, (time.perf_counter() - start) * 1000)
+    except BaseException as exc:
+        state.fail(exc)
+
+
+def _drive_async(open_async: Callable[[], Any], state: _Outcome, dataset: str | None, n_workers: int) -> None:
+    """The event loop thread of a model with `open_async()` (an async context manager yielding a coroutine function
+    `call(msgs, dataset, params) -> Generation`): n_workers coroutines, each asking and journalling as a worker thread
+    does. No thread per request and no hand-over between threads per call: against an instant server that hand-over
+    cost more than the run loop's own work (tools/bench_run_loop.py)."""
+
+    async def drive() -> None:
+        async with open_async() as call:
+
+            async def worker() -> None:
+                try:
+                    task = state.first()
+                    while task is not None:
+                        start = time.perf_counter()
+                        try:
+                            result: Generation | BaseException = await call(task.msgs, dataset, task.params)
+                        except Exception as exc:  # recorded as a typed error, retried on the next run
+                            result = exc
+                        task = state.journal_one(task, result, (time.perf_counter() - start) * 1000)
+                except Exception as exc:  # the waiting thread hears it now, not when the other calls end
+                    state.fail(exc)
+                    raise
+
+            await asyncio.gather(*(worker() for _ in range(n_workers)))
+
+    try:
+        asyncio.run(drive())
+    except BaseException as exc:
+        state.fail(exc)
 
 
 def prompt_size(task: Task) -> tuple[int, int]:
