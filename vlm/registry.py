@@ -94,6 +94,14 @@ def api_urls(api_base: str) -> tuple[str, str]:
     return chat_completions_url(api_base)
 
 
+def api_server_urls(api_base: str) -> list[tuple[str, str]]:
+    """(base URL, chat-completions URL) of every server an --api-base names (one URL, `URL1,URL2,...` or a file with
+    one URL a line; vlm.api.urls). ConfigError (a ValueError, one line) for one the API classes refuse."""
+    from vlm.api.urls import replica_urls
+
+    return replica_urls(api_base)
+
+
 def default_api_base() -> str:
     """The base URL an API class uses when neither --api-base nor $OPENAI_API_BASE gives one."""
     from vlm.api.openai_compat import DEFAULT_API_BASE

@@ -167,6 +167,8 @@ def _apply_config(args: argparse.Namespace) -> list[dict]:
     for key, value in config.options.items():
         if key in ("data", "model", "config", "func") or key not in defaults:
             raise DataError(f"{args.config}: options.{key} is not a `vlmkit run` option")
+        if key == "api_base" and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            value = ",".join(value)  # replicas of one model, as `--api-base URL1,URL2` gives them
         if getattr(args, key) == defaults[key]:
             setattr(args, key, _option_value(actions[key], value, f"{args.config}: options.{key}"))
     return config.custom_datasets

@@ -81,27 +81,20 @@ def _say(options: PerfOptions, text: str, *, err: bool = False) -> None:
 def target_for(options: PerfOptions) -> Target:
     """Where the requests go and their headers: the URL as the API classes read --api-base, the auth headers of the
     served model's class (`auth_headers(api_key)`, reached through the model registry)."""
-    from vlm.registry import api_class_target, api_urls
+    from vlm.registry import api_class_target, api_server_urls
     from vlmkit.core.registry import import_target
 
-    urls = []
-    for base in api_bases(options.api_base):
-        try:
-            urls.append(api_urls(base)[1])
-        except ValueError as exc:
-            raise PerfInputError(f"--api-base {scrub(base, options.secrets())!r}: {exc}") from None
-    if not urls:
+    if not options.api_base.strip():
         raise PerfInputError("--api-base is empty")
+    try:
+        urls = [chat for _, chat in api_server_urls(options.api_base)]
+    except ValueError as exc:
+        raise PerfInputError(f"--api-base {scrub(options.api_base, options.secrets())!r}: {exc}") from None
     model_class = import_target(options.api_class or api_class_target(), what=f"the class of model {options.model!r}")
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream",
                **model_class.auth_headers(options.api_key)}
     return Target(urls[0], headers, options.timeout, kernel_times=not options.read_times,
                   urls=urls if len(urls) > 1 else [])
-
-
-def api_bases(value: str) -> list[str]:
-    """`--api-base A,B,...`: each server's base URL (several servers share the load: vlmkit.perf.balance)."""
-    return [part.strip() for part in value.split(",") if part.strip()]
 
 
 def probe(target: Target, options: PerfOptions, url: str | None = None) -> dict[str, Any]:

@@ -110,9 +110,7 @@ def run_perf_command(args: argparse.Namespace) -> int:
         api_base = args.api_base or config.openai_api_base()
         if not api_base:
             raise PerfInputError("--api-base is required (or set OPENAI_API_BASE)")
-        from vlmkit.perf.api import api_bases
-
-        model, api_class = served_model(args.model, (api_bases(api_base) or [api_base])[0])
+        model, api_class = served_model(args.model, api_base)
         options = PerfOptions(
             model=model,
             api_base=api_base,

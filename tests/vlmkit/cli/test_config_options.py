@@ -68,6 +68,11 @@ def test_right_types_become_what_the_flags_give(tmp_path: Path):
     assert args.qa_metrics == ["em"] and args.keep_local_tsv is True
 
 
+def test_api_base_may_list_the_replicas_of_one_model(tmp_path: Path):
+    args = _args(tmp_path, "  api_base: [http://a/v1, http://b/v1]\n")
+    assert args.api_base == "http://a/v1,http://b/v1"
+
+
 def test_the_command_prints_one_line(tmp_path: Path):
     path = tmp_path / "run.yaml"
     path.write_text("data: [D]\nmodel: [m]\noptions:\n  api_base: [1, 2]\n")

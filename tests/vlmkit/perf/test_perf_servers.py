@@ -15,7 +15,7 @@ import pytest
 
 from tests.vlmkit.perf.conftest import ListDataset
 from vlmkit.perf import PerfOptions, run_perf
-from vlmkit.perf.api import api_bases
+from vlmkit.perf.api import target_for
 from vlmkit.perf.balance import DOWN_AFTER, Balancer
 from vlmkit.perf.client import Record
 from vlmkit.perf.options import PerfInputError
@@ -105,9 +105,18 @@ def test_least_in_flight_and_the_back_off() -> None:
     assert b.servers[0].failures == 0
 
 
-def test_api_bases_split_on_commas() -> None:
-    assert api_bases("http://a/v1") == ["http://a/v1"]
-    assert api_bases(" http://a/v1 , http://b/v1,") == ["http://a/v1", "http://b/v1"]
+def test_api_base_names_servers_as_vlmkit_run_reads_it(tmp_path: Path) -> None:
+    def urls(api_base: str) -> list[str]:
+        target = target_for(PerfOptions(model="m", api_base=api_base, out_dir=tmp_path / "o", quiet=True))
+        return target.urls or [target.url]
+
+    assert urls("http://a/v1") == ["http://a/v1/chat/completions"]
+    assert urls(" http://a/v1 , http://b/v1,") == ["http://a/v1/chat/completions", "http://b/v1/chat/completions"]
+    listed = tmp_path / "servers.txt"
+    listed.write_text("# replicas\nhttp://a/v1\n\nhttp://b/v1/chat/completions\n")
+    assert urls(str(listed)) == ["http://a/v1/chat/completions", "http://b/v1/chat/completions"]
+    with pytest.raises(PerfInputError, match="--api-base"):
+        urls("127.0.0.1:8000")
 
 
 def test_a_server_down_at_the_start_is_named_in_one_line(mock_server, tmp_path: Path) -> None:
