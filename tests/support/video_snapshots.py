@@ -15,6 +15,10 @@
 - `write_video_tt(root, rows)`: lmms-lab/video-tt after VLMEvalKit's first run: `Video-TT.tsv` (its columns) and
   `video/<video>.mp4` (indexed videos).
 - `write_worldsense(root, data)`: honglyhly/WorldSense: `worldsense_qa.json` and `videos/<video>.mp4`.
+- `write_v2p_bench(root, rows)`: gaotiexinqu/V2P-Bench after VLMEvalKit's first run: `V2P-Bench.tsv` (its columns),
+  `videos/<video_path>` (indexed videos) and `frames/<frame_path>` (a PNG each).
+- `write_mvu_eval(root, annos)`: MVU-Eval-Team/MVU-Eval-Data as VLMEvalKit leaves it: the annotation JSON and
+  the videos flat beside it (indexed videos).
 - `hub_snapshot(cache, repo_id, revision)`: an empty snapshot folder in huggingface_hub's cache layout.
 Videos are solid-colour frames (`tests.support.media_files.write_video`): frame i has palette colour i % 16, so a decoded
 frame says which frame it was (`nearest_frame`).
@@ -215,6 +219,38 @@ def write_worldsense(root: Path, data: dict[str, Any], *, frames: dict[str, int]
     return root
 
 
+def write_v2p_bench(root: Path, rows: list[dict[str, Any]], *, frames: dict[str, int] | None = None) -> Path:
+    """rows: {video_path, frame_path, question, answer, dimension, duration}; VLMEvalKit's TSV columns; each video an
+    indexed video with frames[video_path] frames (50 by default) at 10 fps, each frame_path a small PNG."""
+    import pandas as pd
+    from PIL import Image
+
+    from tests.support.indexed_video import write_indexed_video
+
+    root.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame([{"index": i, **r} for i, r in enumerate(rows)]).to_csv(root / "V2P-Bench.tsv", sep="\t", index=False)
+    for video in dict.fromkeys(r["video_path"] for r in rows):
+        (root / "videos" / video).parent.mkdir(parents=True, exist_ok=True)
+        write_indexed_video(root / "videos" / video, frames=(frames or {}).get(video, 50), fps=10.0)
+    for frame in dict.fromkeys(r["frame_path"] for r in rows):
+        (root / "frames" / frame).parent.mkdir(parents=True, exist_ok=True)
+        Image.new("RGB", (16, 16), (200, 30, 30)).save(root / "frames" / frame)
+    return root
+
+
+def write_mvu_eval(root: Path, annos: dict[str, Any], *, frames: dict[str, int] | None = None) -> Path:
+    """annos: VLMEvalKit's annotation object (index -> {video_paths, question, options, ground_truth, task}); each
+    video `<id>.mp4` flat in root (id: the path without .mp4 and video/), frames[id] frames (50 by default), 10 fps."""
+    from tests.support.indexed_video import write_indexed_video
+
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "MVU_Eval_QAs.json").write_text(json.dumps(annos))
+    ids = [v.replace(".mp4", "").replace("video/", "") for item in annos.values() for v in item["video_paths"]]
+    for video in dict.fromkeys(ids):
+        write_indexed_video(root / f"{video}.mp4", frames=(frames or {}).get(video, 50), fps=10.0)
+    return root
+
+
 def hub_snapshot(cache: Path, repo_id: str, revision: str = "main", commit: str = "0123abcd" * 5) -> Path:
     """An empty snapshot folder of a dataset repo in huggingface_hub's cache layout (refs/<revision> -> commit)."""
     base = cache / f"datasets--{repo_id.replace('/', '--')}"
@@ -236,7 +272,8 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
     if module not in ("datasets_tsv.benchmarks.videomme", "datasets_tsv.benchmarks.mvbench",
                       "datasets_tsv.benchmarks.longvideobench", "datasets_tsv.benchmarks.mlvu",
                       "datasets_tsv.benchmarks.tempcompass", "datasets_tsv.benchmarks.video_holmes",
-                      "datasets_tsv.benchmarks.video_tt", "datasets_tsv.benchmarks.worldsense"):
+                      "datasets_tsv.benchmarks.video_tt", "datasets_tsv.benchmarks.worldsense",
+                      "datasets_tsv.benchmarks.v2p_bench", "datasets_tsv.benchmarks.mvu_eval"):
         return None
     if name == "VideoMME":
         row = {"video": "one", "duration": "short", "domain": "Knowledge", "sub_category": "Astronomy",
@@ -276,6 +313,14 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
         return write_worldsense(folder, {"one": {"duration": "<1min", "domain": "Sports", "sub_category": "Football",
                                                  "audio_class": ["Speech"], "video_caption": "", "task1": task}},
                                 frames={"one": 16})
+    if name == "V2PBench":
+        row = {"video_path": "MVBench/one.mp4", "frame_path": "one.png", "question": "What happens?\nA. sitting\n"
+               "B. running", "answer": "B", "dimension": 1, "duration": 1.6}
+        return write_v2p_bench(folder, [row], frames={"MVBench/one.mp4": 16})
+    if name == "MVUEval":
+        item = {"video_paths": ["video/one.mp4"], "question": "What happens?", "options": ["A. sitting", "B. running"],
+                "ground_truth": "B", "task": "Counting"}
+        return write_mvu_eval(folder, {"0": item}, frames={"one": 16})
     if name == "MVBenchMP4":
         return write_mvbench_mp4(folder, {"Action Count": [_ONE_QUESTION]}, {"Action Count": "perception/videos/"})
     return None
