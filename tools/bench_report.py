@@ -1,6 +1,10 @@
-"""Size and load time of the `vlmkit report --html` page for one 4,000-sample run.
+"""Size and load time of the `vlmkit report --html` page for one 4,000-sample run (or a million-sample one).
 
-    python tools/bench_report.py [--samples 4000] [--work DIR] [--thumb-size PX] [--repeats 3]
+    python tools/bench_report.py [--samples 4000] [--work DIR] [--thumb-size PX] [--repeats 3] [--distinct-images K]
+
+`--samples 1000000 --distinct-images 200`: a million-row run; the page embeds vlmkit.report.page.SAMPLE_CAP of them
+and links predictions.jsonl for the rest. The report runs as its own process: its wall time and peak RSS are
+printed beside the page's size.
 
 Builds a work dir the way `vlmkit run` leaves it: an MMBench-shaped MCQ run of N samples, each with its own
 512x384 JPEG of random photo-like content (no two share an image: the worst case for the page's size; MMBench
@@ -23,8 +27,6 @@ Medians over --repeats. --work keeps the work dir for another run (images are ma
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import math
 import os
@@ -40,10 +42,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_mmbench_like import L2_CATEGORIES, WORDS, random_jpeg
 
-from vlmkit.report.cli import main as report_main
 from vlmkit.outputs.json_files import write_json
 from vlmkit.scoring.kinds.mcq import score_mcq
 
@@ -77,55 +79,77 @@ def _reply(rng: np.random.Generator, answer: str, options: dict[str, str]) -> tu
     return f"<think>{thought}</think>\n{letter}", None
 
 
-def build_work(work: Path, n: int, seed: int = 0) -> None:
-    """The run's files under work/<model>/<dataset>/ and its images under work/images/."""
+def build_work(work: Path, n: int, seed: int = 0, distinct_images: int | None = None) -> None:
+    """The run's files under work/<model>/<dataset>/ and its images under work/images/ (sample i shows image
+    i % distinct_images; default: every sample its own). Written CHUNK samples at a time, each chunk scored on its
+    own, so that a million samples can be built in little memory; results.json's scoring is the last chunk's."""
     rng = np.random.default_rng(seed)
     images = work / "images"
     images.mkdir(parents=True, exist_ok=True)
+    distinct = distinct_images or n
     categories = [(l2, c) for l2, cats in L2_CATEGORIES.items() for c in cats]
-    rows, records = [], []
-    for i in range(n):
-        path = images / f"{i}.jpg"
-        if not path.exists():
-            path.write_bytes(random_jpeg(rng))
-        options = {letter: _phrase(rng, int(rng.integers(1, 4))) for letter in LETTERS}
-        answer = LETTERS[int(rng.integers(0, 4))]
-        l2, category = categories[int(rng.integers(0, len(categories)))]
-        hint = f"The picture shows {_phrase(rng, 5)}." if rng.random() < 0.5 else ""
-        question = f"Which {_phrase(rng, 2)} is {_phrase(rng, 3)} in the picture?"
-        text = (f"Hint: {hint}\n" if hint else "") + f"Question: {question}\nOptions:\n"
-        text += "".join(f"{k}. {v}\n" for k, v in options.items()) + PROMPT_TAIL
-        prediction, error = _reply(rng, answer, options)
-        row = {"index": i, "question": question, "hint": hint, **options, "answer": answer, "category": category,
-               "l2-category": l2, "split": "dev"}
-        rows.append({**row, "prediction": prediction})
-        records.append({
-            "index": i,
-            "prompt": [{"role": "user", "content": [{"type": "image", "value": str(path)}, {"type": "text", "value": text}]}],
-            "prompt_hash": f"{i:016x}",
-            "target": answer,
-            "prediction": prediction,
-            "error": {"kind": error, "message": "no answer within 60 s", "status": None} if error else None,
-            "usage": None if error else {"input_tokens": 600, "output_tokens": 12, "reasoning_tokens": 0},
-            "latency_ms": float(rng.integers(200, 3000)),
-            "metadata": {k: v for k, v in row.items() if k not in ("index", "answer")},
-        })
-    result = score_mcq(pd.DataFrame(rows), circular=False)
-    for record, scored in zip(records, result.per_sample.to_dict(orient="records")):
-        record.update({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scored.items() if k != "index"})
     run_dir = work / MODEL / DATASET
     run_dir.mkdir(parents=True, exist_ok=True)
+    errors = 0
+    result = None
     with open(run_dir / "predictions.jsonl", "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False, default=lambda v: v.item()) + "\n")
-    errors = sum(r["error"] is not None for r in records)
+        for start in range(0, n, CHUNK):
+            rows, records = [], []
+            for i in range(start, min(n, start + CHUNK)):
+                path = images / f"{i % distinct}.jpg"
+                if not path.exists():
+                    path.write_bytes(random_jpeg(rng))
+                options = {letter: _phrase(rng, int(rng.integers(1, 4))) for letter in LETTERS}
+                answer = LETTERS[int(rng.integers(0, 4))]
+                l2, category = categories[int(rng.integers(0, len(categories)))]
+                hint = f"The picture shows {_phrase(rng, 5)}." if rng.random() < 0.5 else ""
+                question = f"Which {_phrase(rng, 2)} is {_phrase(rng, 3)} in the picture?"
+                text = (f"Hint: {hint}\n" if hint else "") + f"Question: {question}\nOptions:\n"
+                text += "".join(f"{k}. {v}\n" for k, v in options.items()) + PROMPT_TAIL
+                prediction, error = _reply(rng, answer, options)
+                row = {"index": i, "question": question, "hint": hint, **options, "answer": answer,
+                       "category": category, "l2-category": l2, "split": "dev"}
+                rows.append({**row, "prediction": prediction})
+                records.append({
+                    "index": i,
+                    "prompt": [{"role": "user", "content": [{"type": "image", "value": str(path)},
+                                                            {"type": "text", "value": text}]}],
+                    "prompt_hash": f"{i:016x}",
+                    "target": answer,
+                    "prediction": prediction,
+                    "error": {"kind": error, "message": "no answer within 60 s", "status": None} if error else None,
+                    "usage": None if error else {"input_tokens": 600, "output_tokens": 12, "reasoning_tokens": 0},
+                    "latency_ms": float(rng.integers(200, 3000)),
+                    "metadata": {k: v for k, v in row.items() if k not in ("index", "answer")},
+                })
+            result = score_mcq(pd.DataFrame(rows), circular=False)
+            for record, scored in zip(records, result.per_sample.to_dict(orient="records")):
+                record.update({k: (None if isinstance(v, float) and math.isnan(v) else v)
+                               for k, v in scored.items() if k != "index"})
+                handle.write(json.dumps(record, ensure_ascii=False, default=lambda v: v.item()) + "\n")
+            errors += sum(r["error"] is not None for r in records)
     write_json(run_dir / "results.json", {
         "schema_version": 1, "status": "partial" if errors else "success",
         "started_at": "2026-11-24T00:00:00+00:00", "completed_at": "2026-11-24T00:10:00+00:00",
         "model": {"name": MODEL}, "dataset": {"name": DATASET, "kind": "mcq", "rows": n},
         "counts": {"total": n, "completed": n - errors, "inference_errors": errors, "not_run": 0},
-        "scoring": result.to_dict(), "errors_by_kind": {}, "notes": [],
+        "scoring": result.to_dict() if result is not None else None, "errors_by_kind": {}, "notes": [],
     })
+
+
+CHUNK = 10_000  # samples built, scored and written at a time
+
+
+def run_report(argv: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS in MiB, what it printed) of one `vlmkit report` process."""
+    began = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "vlmkit", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    printed = proc.stdout.read() if proc.stdout else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"vlmkit report failed: {printed}")
+    return time.perf_counter() - began, usage.ru_maxrss / 1024, printed
 
 
 def _browser() -> str | None:
@@ -147,27 +171,26 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="keep the work dir here (default: a temporary one)")
     parser.add_argument("--thumb-size", type=int, default=None, help="passed to vlmkit report (default: its own)")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--distinct-images", type=int, default=None,
+                        help="images the samples cycle through (default: one per sample; 1M samples want fewer)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         work = args.work or tmp / "outputs"
         t0 = time.perf_counter()
-        build_work(work, args.samples)
-        print(f"work dir: {args.samples} samples in 1 run, {args.samples} distinct 512x384 JPEGs "
+        build_work(work, args.samples, distinct_images=args.distinct_images)
+        distinct = args.distinct_images or args.samples
+        print(f"work dir: {args.samples} samples in 1 run, {distinct} distinct 512x384 JPEGs "
               f"({time.perf_counter() - t0:.1f} s to build)")
 
         page = tmp / "report.html"
         argv = ["report", str(work), "--out", str(tmp), "--html", str(page)]
         if args.thumb_size is not None:
             argv += ["--thumb-size", str(args.thumb_size)]
-        t0 = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()) as printed:
-            code = report_main(argv)
-        elapsed = time.perf_counter() - t0
-        if code != 0:
-            sys.exit(f"vlmkit report failed ({code}): {printed.getvalue()}")
-        line = next(ln for ln in printed.getvalue().splitlines() if ln.startswith("page: "))
-        print(f"vlmkit report --html: {elapsed:.1f} s ({line.split('(', 1)[1].rstrip(')')})")
+        elapsed, peak, printed = run_report(argv)
+        line = next(ln for ln in printed.splitlines() if ln.startswith("page: "))
+        print(f"vlmkit report --html: {elapsed:.1f} s, peak RSS {peak:.0f} MiB "
+              f"({line.split('(', 1)[1].rstrip(')')})")
         size = page.stat().st_size
         print(f"page size: {size / 1e6:.2f} MB ({size:,} bytes)")
 

@@ -61,6 +61,7 @@ from vlmkit.core.media import MediaError, b64_to_bytes, declared_size, image_ext
 from vlmkit.core.message import IMAGE_EXTENSIONS
 
 from datasets_tsv.io.image_manifest import ImageManifest, content_digest, relative_name
+from datasets_tsv.io.setup_lock import SetupLock
 from datasets_tsv.io.tsv_read import READ_BLOCK, DatasetError, cell, field_text, iter_cells, parse_list
 
 REFERENCE_MAX_CHARS = 64  # VLMEvalKit: an `image` value this short is another row's index
@@ -259,12 +260,37 @@ def decode_images(
     index_keys, when given, are the `index_key`s of the rows as the table has them; a mismatch is an error rather
     than images silently attached to the wrong rows. tsv_md5, when given, must be the MD5 of the file as it is
     now, known for certain: a complete pass is then recorded under it, and a later call with the same MD5 whose
-    files are all as that pass left them returns its rows without reading the TSV (`ImageManifest.replay`).
+    files are all as that pass left them returns its rows without reading the TSV (`ImageManifest.replay`). With
+    it, the pass is made holding the folder's `.decode.lock` (bounded wait), after replaying once more inside the
+    lock: of several processes loading the same dataset at once, one decodes and the others reuse its files.
     """
-    if tsv_md5 is not None:
-        replayed = ImageManifest(folder).replay(tsv_md5, tsv)
-        if replayed is not None and (index_keys is None or len(replayed) == len(index_keys)):
+    if tsv_md5 is None:
+        return _decode_file(tsv, folder, index_keys, progress, None)
+    replayed = _replayed(tsv, folder, index_keys, tsv_md5)
+    if replayed is not None:
+        return replayed
+    # Set-up once: one process decodes while the others (torchrun ranks, shards started together) wait on the
+    # folder's lock, then replay the pass it recorded instead of decoding (datasets_tsv.io.setup_lock).
+    with SetupLock(folder / DECODE_LOCK, f"decoding the images of {tsv}"):
+        replayed = _replayed(tsv, folder, index_keys, tsv_md5)
+        if replayed is not None:
             return replayed
+        return _decode_file(tsv, folder, index_keys, progress, tsv_md5)
+
+
+DECODE_LOCK = ".decode.lock"  # in the image folder: held by the process decoding into it
+
+
+def _replayed(tsv: Path, folder: Path, index_keys: list[str] | None, tsv_md5: str) -> list[list[str]] | None:
+    """The rows of a recorded complete pass over the same file whose files are all as it left them (or None)."""
+    replayed = ImageManifest(folder).replay(tsv_md5, tsv)
+    if replayed is not None and (index_keys is None or len(replayed) == len(index_keys)):
+        return replayed
+    return None
+
+
+def _decode_file(tsv: Path, folder: Path, index_keys: list[str] | None, progress: bool,
+                 tsv_md5: str | None) -> list[list[str]]:
     with open(tsv, "rb", buffering=0) as handle:
         header, records = iter_cells(tsv, _CELLS, iter(lambda: handle.read(READ_BLOCK), b""))
         return _decode_records(tsv, folder, header, records, index_keys, progress, tsv_md5)

@@ -213,12 +213,35 @@ def table_text(tsv: Path, *, skip: str = "image", blocks: Iterable[bytes] | None
 
 def parse_table(text: str, tsv: Path, *, text_columns: frozenset[str] = frozenset()) -> pd.DataFrame:
     """The table of `table_text`'s text (tsv only names the file in errors)."""
-    names = next(csv_reader(io.StringIO(text)), [])  # the header record only
+    first = text[: text.find("\n") + 1] or text
+    names = next(csv_reader(io.StringIO(text if '"' in first else first)), [])  # the header record only
     dtypes = {c: str for c in names if c in text_columns}
+    # As UTF-8 bytes, not a StringIO: a StringIO copies the text at up to 4 bytes a character, and a million rows'
+    # text is a sizeable copy at the moment the table itself is built (surrogateescape: the text's undecodable
+    # bytes come back as they were read).
+    data = io.BytesIO(text.encode("utf-8", "surrogateescape"))
     try:
-        return pd.read_csv(io.StringIO(text), sep="\t", dtype=dtypes, keep_default_na=False, na_values=[""])
+        table = pd.read_csv(data, sep="\t", dtype=dtypes, keep_default_na=False, na_values=[""], encoding="utf-8",
+                            encoding_errors="surrogateescape")
     except (ValueError, pd.errors.ParserError) as exc:
         raise DatasetError(f"{tsv}: cannot read as a TSV ({exc})") from None
+    return _shared_texts(table)
+
+
+def _shared_texts(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with each text column's repeated values held once (the parser makes an object per cell: a column
+    of four option texts over a million rows would hold a million strings). Values, dtypes and order unchanged."""
+    for pos in range(table.shape[1]):
+        column = table.iloc[:, pos]
+        if not (column.dtype == object or pd.api.types.is_string_dtype(column)) or len(column) < 1000:
+            continue
+        values = column.tolist()
+        seen: dict[Any, Any] = {}
+        shared = [seen.setdefault(v, v) if type(v) is str else v for v in values]
+        if len(seen) > len(values) // 2:  # mostly distinct (questions): nothing worth sharing
+            continue
+        table.isetitem(pos, pd.Series(shared, index=column.index, dtype=column.dtype, name=column.name))
+    return table
 
 
 def parse_list(text: str) -> list[str] | None:

@@ -29,6 +29,13 @@ Measured with `python tools/bench_dataset_prep.py` (4,329 rows, 216 MB): the sec
 0.9 s (MD5 of 216 MB in a thread beside streaming the table) to 0.08 s with the stamp (the kind detection reading
 the stamp's table too), and the image pass from 0.9 s to 0.03 s.
 
+Set-up once across processes (torchrun ranks, `--shard` processes started together): a `lookup` that finds no
+valid stamp takes the file's hashing lock (`<key>.lock` beside the stamp, `datasets_tsv.io.setup_lock`: a blocking
+`fcntl.lockf` with a bounded wait) and looks again once it holds it, since another process may have written the
+stamp meanwhile. Holding it, the process hashes the file (`scan`, which its loaders call next), writes the stamp as
+soon as the scan has its MD5 and table, and gives the lock back; the processes that waited then find the stamp and
+read neither the file nor its MD5. (`record` after that finds the stamp already written and writes nothing.)
+
 Everything here is a cache: a stamp that is missing, unreadable, of another version or for another path is
 ignored, and a stamp that cannot be written (a read-only `$LMUData`) is skipped silently.
 """
@@ -48,6 +55,7 @@ from typing import Any
 from vlmkit.core.errors import DataError
 from vlmkit.core.files import HashedBlocks, write_bytes_atomic, write_text_atomic
 
+from datasets_tsv.io.setup_lock import SetupLock
 from datasets_tsv.io.tsv_read import csv_reader, table_text
 
 STAMP_DIR = ".vlmkit/tsv-stamps"
@@ -90,7 +98,25 @@ class StampStore:
         return self.folder / f"{stem}.json", self.folder / f"{stem}.table"
 
     def lookup(self, tsv: Path, ident: Identity, table_skip: str) -> Stamp | None:
-        """The stamp of tsv when it is valid for the file as it is now (ident), else None."""
+        """The stamp of tsv when it is valid for the file as it is now (ident), else None. Without one, this process
+        takes the file's hashing lock first and looks again (another process may have been hashing it); the lock is
+        then held for the `scan` that follows, which writes the stamp and gives it back (see the module docstring)."""
+        stamp = self._valid(tsv, ident, table_skip)
+        if stamp is not None or not settled(ident, now_ns()):  # a file too new for a stamp: nothing to share
+            return stamp
+        key = str(tsv.resolve())
+        claim = _claims.get(key)
+        if claim is None:
+            lock = SetupLock(self._paths(tsv)[0].with_suffix(".lock"), f"hashing {tsv}")
+            if not lock.acquire():
+                return None
+            claim = _claims[key] = _Claim(self, lock, table_skip)
+        stamp = self._valid(tsv, ident, table_skip)
+        if stamp is not None:  # written by the process that held the lock before
+            _release(key)
+        return stamp
+
+    def _valid(self, tsv: Path, ident: Identity, table_skip: str) -> Stamp | None:
         stamp_path, table_path = self._paths(tsv)
         try:
             raw: Any = json.loads(stamp_path.read_text(encoding="utf-8"))
@@ -110,7 +136,14 @@ class StampStore:
         return Stamp(raw["md5"], ident, table)
 
     def record(self, tsv: Path, md5: str, ident: Identity, began_ns: int, table: str | None, table_skip: str) -> bool:
-        """Write the stamp when the file was settled when hashing began (see `settled`); True when written."""
+        """Write the stamp when the file was settled when hashing began (see `settled`); True when written. Gives
+        back this process's hashing lock for the file, if it holds it."""
+        try:
+            return self._record(tsv, md5, ident, began_ns, table, table_skip)
+        finally:
+            _release(str(tsv.resolve()))
+
+    def _record(self, tsv: Path, md5: str, ident: Identity, began_ns: int, table: str | None, table_skip: str) -> bool:
         if not settled(ident, began_ns):
             return False
         stamp_path, table_path = self._paths(tsv)
@@ -118,12 +151,43 @@ class StampStore:
         try:
             if table is not None:
                 data = table.encode("utf-8", "surrogateescape")
-                write_bytes_atomic(table_path, data)
                 body.update(table_skip=table_skip, table_sha1=hashlib.sha1(data, usedforsecurity=False).hexdigest())
+                if _stored(stamp_path) == body and table_path.is_file():
+                    return True  # written by the scan under the hashing lock: nothing to write again
+                write_bytes_atomic(table_path, data)
+            elif _stored(stamp_path) == body:
+                return True
             write_text_atomic(stamp_path, json.dumps(body))
         except OSError:
             return False
         return True
+
+
+def _stored(stamp_path: Path) -> Any:
+    """The stamp file's JSON (None when it cannot be read)."""
+    try:
+        return json.loads(stamp_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass
+class _Claim:
+    """A hashing lock this process holds for a file that had no stamp: the scan that follows writes the stamp into
+    `store` and gives the lock back."""
+
+    store: StampStore
+    lock: SetupLock
+    table_skip: str
+
+
+_claims: dict[str, _Claim] = {}  # by the TSV's resolved path
+
+
+def _release(key: str) -> None:
+    claim = _claims.pop(key, None)
+    if claim is not None:
+        claim.lock.release()
 
 
 def now_ns() -> int:
@@ -148,14 +212,21 @@ def scan(tsv: Path, table_skip: str = "image") -> Scan:
     """Read tsv once: its MD5 (on another core, `vlmkit.core.files.HashedBlocks`) and its table text from the same bytes.
     A bad row stops the table, not the hash: the whole file is still hashed, so a caller can tell first whether
     the file is the one it expected."""
-    before = identity(tsv)
-    began = now_ns()
-    with HashedBlocks(tsv) as blocks:
-        try:
-            text, error = table_text(tsv, skip=table_skip, blocks=blocks), None
-        except DataError as exc:
-            text, error = None, exc
-        md5 = blocks.hexdigest()
+    key = str(tsv.resolve())
+    try:
+        before = identity(tsv)
+        began = now_ns()
+        with HashedBlocks(tsv) as blocks:
+            try:
+                text, error = table_text(tsv, skip=table_skip, blocks=blocks), None
+            except DataError as exc:
+                text, error = None, exc
+            md5 = blocks.hexdigest()
+        claim = _claims.get(key)
+        if claim is not None and text is not None and claim.table_skip == table_skip and identity(tsv) == before:
+            claim.store._record(tsv, md5, before, began, text, table_skip)  # for the processes waiting on the lock
+    finally:
+        _release(key)  # whatever happened: a waiter then hashes the file itself
     return Scan(md5, before, began, table_skip, text, error)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from vlmkit.core.spreadsheet import csv_line_end, spreadsheet_text
 from vlmkit.outputs.xlsx import write_xlsx
 
 EXCEL_CELL_LIMIT = 32_767
+CHUNK = 4096  # rows taken from the table at a time while the xlsx is written
 
 
 def _excel_cells(values: list[Any]) -> tuple[list[Any], int]:
@@ -35,20 +37,31 @@ def _excel_cells(values: list[Any]) -> tuple[list[Any], int]:
 def write_prediction_table(path: Path, table: pd.DataFrame) -> int:
     """The VLMEvalKit predictions file (every TSV column but `image`, plus `prediction`), written by vlmkit.outputs.xlsx
     (pandas' openpyxl writer took 20x longer). Returns how many cells were cut to Excel's 32,767-character limit
-    (predictions.jsonl keeps them whole)."""
-    truncated = 0
-    columns = []
-    for column in table.columns:
-        values = table[column].tolist()
-        if table[column].dtype == object or pd.api.types.is_string_dtype(table[column]):
-            values, cut = _excel_cells(values)
-            truncated += cut
-        columns.append(values)
+    (predictions.jsonl keeps them whole). The rows are taken CHUNK at a time and the sheet is compressed as it is
+    written: a million rows never stand in memory as Python lists or as XML."""
+    cut = [0]
+    text_like = [column.dtype == object or pd.api.types.is_string_dtype(column)
+                 for column in (table.iloc[:, pos] for pos in range(table.shape[1]))]
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        if not text_like:  # no column: no row either (as zip of no columns gives)
+            return
+        for start in range(0, len(table), CHUNK):
+            block = table.iloc[start : start + CHUNK]
+            columns = []
+            for pos, text in enumerate(text_like):
+                values = block.iloc[:, pos].tolist()
+                if text:
+                    values, n = _excel_cells(values)
+                    cut[0] += n
+                columns.append(values)
+            yield from zip(*columns)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp.xlsx")
-    write_xlsx(tmp, [str(c) for c in table.columns], list(zip(*columns)) if columns else [])
+    write_xlsx(tmp, [str(c) for c in table.columns], rows(), n_rows=len(table) if len(table.columns) else 0)
     tmp.replace(path)
-    return truncated
+    return cut[0]
 
 
 def _text_columns(table: pd.DataFrame) -> list[int]:

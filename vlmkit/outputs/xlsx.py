@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import re
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from pathlib import Path
 from typing import Any
 
@@ -155,17 +155,39 @@ def _other_cell(ref: str, value: Any) -> str:
 
 def sheet_xml(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     """The worksheet part, UTF-8: the header row, then one row per item of rows (each as long as columns)."""
+    letters = _letters(columns)
+    chunks = [b"", *_sheet_rows(columns, letters, rows)]  # chunks[0]: the head, once the dimension is known
+    chunks[0] = _sheet_head(letters, len(chunks) - 2)
+    chunks.append(_SHEET_TAIL)
+    return b"".join(chunks)
+
+
+_SHEET_TAIL = b"</sheetData></worksheet>"
+
+
+def _letters(columns: Sequence[str]) -> list[str]:
     width = len(columns)
     if width > MAX_COLUMNS:
         raise ValueError(f"xlsx: {width} columns, more than Excel's {MAX_COLUMNS}")
-    letters = [column_letter(j + 1) for j in range(width)]
+    return [column_letter(j + 1) for j in range(width)]
+
+
+def _sheet_head(letters: list[str], n_rows: int) -> bytes:
+    """The worksheet's opening, whose dimension needs the number of rows below the header."""
+    last = f"{letters[-1]}{n_rows + 1}" if letters else "A1"
+    dimension = f"A1:{last}" if last != "A1" else "A1"
+    return f'{_HEAD}<worksheet xmlns="{_NS}" xmlns:r="{_REL_NS}"><dimension ref="{dimension}"/><sheetData>'.encode()
+
+
+def _sheet_rows(columns: Sequence[str], letters: list[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+    """The header row, then each row of rows, each encoded on its own."""
+    width = len(columns)
     header = "".join(_other_cell(f"{letter}1", str(name)) for letter, name in zip(letters, columns))
-    chunks = [b"", f'<row r="1">{header}</row>'.encode()]  # chunks[0]: the head, once the dimension is known
+    yield f'<row r="1">{header}</row>'.encode()
     inline = '" t="inlineStr"><is><t xml:space="preserve">'
     quoted_inline = '"' + _QUOTED + inline[1:]
     first = FORMULA_FIRST
     isprintable, illegal = str.isprintable, _ILLEGAL.search
-    number = 1
     # The common cells (exact str, int, float, bool, None) are written inline here: a function call per cell
     # would cost as much as the rest of the loop. Everything else goes through _other_cell. Each row is encoded
     # on its own: one huge str would be widened to 4 bytes a character by a single emoji and cost more to join.
@@ -206,13 +228,7 @@ def sheet_xml(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
         if len(cells) == 1 and width:  # nothing but missing values: one empty cell, so that readers see the row
             append(f'<c r="A{rn}"/>')
         append("</row>")
-        chunks.append("".join(cells).encode())
-    last = f"{letters[-1]}{number}" if width else "A1"
-    dimension = f"A1:{last}" if last != "A1" else "A1"
-    head = f'{_HEAD}<worksheet xmlns="{_NS}" xmlns:r="{_REL_NS}"><dimension ref="{dimension}"/><sheetData>'
-    chunks[0] = head.encode()
-    chunks.append(b"</sheetData></worksheet>")
-    return b"".join(chunks)
+        yield "".join(cells).encode()
 
 
 def _workbook_xml(sheet: str) -> str:
@@ -232,33 +248,67 @@ def _workbook_xml(sheet: str) -> str:
 
 def write_xlsx(
     path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, sheet: str = "Sheet1",
-    compresslevel: int = COMPRESS_LEVEL,
+    compresslevel: int = COMPRESS_LEVEL, n_rows: int | None = None,
 ) -> None:
     """Write one worksheet: a header row (columns, as strings) then rows, each a sequence as long as columns.
 
     Cells follow the module docstring; strings are not cut to Excel's 32,767 characters here (the caller does,
     and counts them). Rows are fastest as plain Python values: `frame.to_numpy(dtype=object).tolist()` is ~8x
-    quicker to produce than `frame.itertuples()`. Raises ValueError for more than 16,384 columns, more than
-    1,048,575 rows, a row of the wrong length or a sheet name Excel refuses, before anything is written. Writes
+    quicker to produce than `frame.itertuples()`. The sheet is compressed as its rows are encoded (never held
+    whole): rows may be a generator when n_rows says how many it yields (a sized rows needs no n_rows); the bytes
+    are those of compressing the whole sheet at once. Raises ValueError for more than 16,384 columns, more than
+    1,048,575 rows, a row of the wrong length, a count other than n_rows, or a sheet name Excel refuses. Writes
     `path` directly (the caller renames a temporary file into place); a write that fails removes what it wrote."""
     workbook = _workbook_xml(sheet)
-    worksheet = sheet_xml(columns, rows)
+    letters = _letters(columns)
+    if n_rows is None:
+        if not isinstance(rows, Sized):
+            rows = list(rows)
+        n_rows = len(rows)  # type: ignore[arg-type]
+    if n_rows >= MAX_ROWS:
+        raise ValueError(f"xlsx: more than {MAX_ROWS - 1} rows, Excel's limit with the header row")
     parts = (
         ("[Content_Types].xml", _CONTENT_TYPES.encode()),  # first: file-type sniffers look for it there
         ("_rels/.rels", _ROOT_RELS.encode()),
         ("xl/workbook.xml", workbook.encode()),
         ("xl/_rels/workbook.xml.rels", _WORKBOOK_RELS.encode()),
         ("xl/styles.xml", _STYLES.encode()),
-        ("xl/worksheets/sheet1.xml", worksheet),
     )
     archive = zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=compresslevel)
     try:
         with archive:
             for name, data in parts:
-                info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                archive.writestr(info, data, compresslevel=compresslevel)  # a ZipInfo would otherwise get level 6
+                archive.writestr(_entry(name), data, compresslevel=compresslevel)  # a ZipInfo would get level 6
+            entry = _entry("xl/worksheets/sheet1.xml")
+            _set_level(entry, compresslevel)
+            big = n_rows * max(1, len(letters)) > ZIP64_CELLS  # the sheet may pass 2 GiB: a zip64 entry
+            with archive.open(entry, "w", force_zip64=big) as sheet_part:
+                sheet_part.write(_sheet_head(letters, n_rows))
+                count = -1  # the header row is the first chunk
+                for chunk in _sheet_rows(columns, letters, rows):
+                    sheet_part.write(chunk)
+                    count += 1
+                if count != n_rows:
+                    raise ValueError(f"xlsx: {count} rows written where {n_rows} were announced")
+                sheet_part.write(_SHEET_TAIL)
     except BaseException:
         Path(path).unlink(missing_ok=True)  # closing wrote a directory of the parts done: no half workbook stays
         raise
+
+
+ZIP64_CELLS = 20_000_000  # cells past which the sheet part is written as a zip64 entry (it may exceed 2 GiB)
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def _set_level(info: zipfile.ZipInfo, level: int) -> None:
+    """The deflate level of an entry written through ZipFile.open (writestr takes it as an argument)."""
+    if hasattr(info, "compress_level"):  # Python 3.13+
+        info.compress_level = level
+    else:
+        info._compresslevel = level  # type: ignore[attr-defined]

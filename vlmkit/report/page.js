@@ -255,7 +255,8 @@
     const more = found.length > state.shown ? h("button", { class: "more", onclick: () => { state.shown += PAGE; drawSamples(); } }, "Show " + Math.min(PAGE, found.length - state.shown) + " more") : null;
     put(box,
       h("div", { class: "filters" }, chips, h("span", { class: "grow" }), catSelect, search),
-      h("div", { class: "count", id: "sample-count", text: "showing " + fmtInt(Math.min(state.shown, found.length)) + " of " + fmtInt(found.length) + " matching sample" + (found.length === 1 ? "" : "s") + (run.sample_note ? " \u00b7 " + run.sample_note : "") }),
+      h("div", { class: "count", id: "sample-count", text: "showing " + fmtInt(Math.min(state.shown, found.length)) + " of " + fmtInt(found.length) + " matching sample" + (found.length === 1 ? "" : "s") + (run.sample_note ? " \u00b7 " + run.sample_note : "") },
+        run.all_samples ? [" \u00b7 ", h("a", { href: run.all_samples, id: "all-samples", text: "open every sample (" + run.all_samples.split("/").pop() + ")" })] : null),
       cards, more);
   }
 

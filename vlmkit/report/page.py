@@ -25,7 +25,8 @@ from vlmkit.report.cuts import cut_texts
 from vlmkit.report.diff import Diff
 from vlmkit.report.perf_runs import LEVEL_FIGURES, PerfRun
 from vlmkit.report.runs import ReportInputError, Run
-from vlmkit.report.samples import WRONG, Sample, read_samples
+from vlmkit.core.cells import index_key
+from vlmkit.report.samples import WRONG, Sample, read_records, to_sample, verdict
 from vlmkit.report.table import Row, legend
 from vlmkit.report.thumbs import Thumbnails
 
@@ -39,6 +40,11 @@ CODE_BYTES = 100_000  # the template, tables and run blocks, roughly
 # is 0.9 KB at most: none is cut), so that even 4,000 samples whose every text is long stay within PAGE_TARGET with
 # their thumbnails; a page of up to ~230 samples gives each 32 KB.
 PAGE_TEXT = PAGE_TARGET - MIN_THUMB_BUDGET - CODE_BYTES
+# The most samples one run embeds: predictions.jsonl is read a record at a time and only these become samples, so
+# that a run of a million rows makes a page of the same size, in the same memory, as one of 4,000; the page says
+# how many it shows and links the predictions file that holds them all (4,000: tools/bench_report.py's page, drawn
+# in well under a second).
+SAMPLE_CAP = 4_000
 SAMPLE_KEYS = 250
 SAMPLE_TEXT_MIN = 1_000
 SAMPLE_TEXT_MAX = 32_000
@@ -175,22 +181,43 @@ def _vlmevalkit_entry(row: Row) -> dict[str, Any] | None:
     }
 
 
-def _samples_for(run: Run, mode: str, keep: set[str]) -> tuple[list[Sample] | None, str | None]:
-    """The samples of a run the page embeds, and a note when some or all are left out."""
+def _samples_for(run: Run, mode: str, keep: set[str], cap: int | None = None
+                 ) -> tuple[list[Sample] | None, str | None]:
+    """The samples of a run the page embeds (at most `cap`: the first in file order that the mode picks, the
+    samples a diff lists first among them), and a note when some or all are left out. The file is read a record
+    at a time; a record becomes a Sample only when it is embedded."""
     if mode == "none" and not keep:
         return None, "samples not embedded (--samples none)"
     if not run.predictions.is_file():
         return None, f"no {run.predictions.name} beside {run.path.name}"
+    cap = SAMPLE_CAP if cap is None else cap
     warnings: list[str] = []
+    total = wanted = 0
+    chosen: list[tuple[bool, Sample]] = []  # (listed by the diff, sample), in file order
     try:
-        samples = read_samples(run.predictions, run.metric, warnings)
+        for record in read_records(run.predictions, warnings):
+            total += 1
+            listed = index_key(record.get("index")) in keep
+            if not listed and not (mode == "all" or (mode == "wrong" and verdict(record, run.metric) != "hit")):
+                continue
+            wanted += 1
+            if len(chosen) >= cap:
+                if not listed:
+                    continue
+                last = next((pos for pos in range(len(chosen) - 1, -1, -1) if not chosen[pos][0]), None)
+                if last is None:
+                    continue
+                del chosen[last]  # a sample the diff lists takes the place of the last one only the mode picked
+            chosen.append((listed, to_sample(record, run.metric)))
     except ReportInputError as exc:  # one bad file leaves its run without samples, not the page unwritten
         return None, str(exc)
-    chosen = [s for s in samples if mode == "all" or s.key in keep or (mode == "wrong" and s.verdict != "hit")]
     notes = list(warnings)  # fields of the wrong type, left out
-    if len(chosen) < len(samples):
-        notes.append(f"{len(chosen)} of {len(samples)} samples embedded (--samples {mode}): right answers left out")
-    return chosen, "; ".join(notes) or None
+    if wanted < total:
+        notes.append(f"{wanted} of {total} samples embedded (--samples {mode}): right answers left out")
+    if len(chosen) < wanted:
+        notes.append(f"{len(chosen):,} of these {wanted:,} shown (a page embeds at most {cap:,} samples a run: the "
+                     f"first in file order); every sample is in {run.predictions}")
+    return [sample for _, sample in chosen], "; ".join(notes) or None
 
 
 def _perf_entry(perf: PerfRun) -> dict[str, Any]:
@@ -245,6 +272,8 @@ def build_payload(
         entry = _run_entry(row, ids[id(row.run)])
         keep = changed if diff and (row.run is diff.a or row.run is diff.b) else set()
         picked, entry["sample_note"] = _samples_for(row.run, samples, keep)
+        if picked is not None and entry["sample_note"] and "every sample is in" in entry["sample_note"]:
+            entry["all_samples"] = row.run.predictions.resolve().as_uri()  # the rest, one click away
         entries.append(entry)
         chosen.append(picked)
     budget = sample_text_budget(sum(len(picked or []) for picked in chosen))

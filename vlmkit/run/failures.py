@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -75,10 +75,13 @@ class FirstFailures:
         return None
 
 
-def errors_by_kind(records: dict[str, dict[str, Any]], keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+def errors_by_kind(records: Mapping[str, dict[str, Any]], keys: Sequence[str]) -> dict[str, dict[str, Any]]:
     """{kind: {count, first_index, first_message, status}} over the failed rows among keys, kinds in the order met."""
     out: dict[str, dict[str, Any]] = {}
+    failed = getattr(records, "failed", None)  # a journal's records say which are errors without reading them all
     for key in keys:
+        if failed is not None and not failed(key):
+            continue
         error = (records.get(key) or {}).get("error")
         if error is None:
             continue
@@ -91,9 +94,9 @@ def errors_by_kind(records: dict[str, dict[str, Any]], keys: Sequence[str]) -> d
 
 
 def scoring_failures(per_sample: pd.DataFrame | None,
-                     predictions: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+                     predictions: Mapping[str, Any] | Any | None = None) -> dict[str, dict[str, Any]]:
     """{kind: {count, first_index, first_prediction, what}} from a scorer's per-sample table (its `method` column;
-    None: nothing was scored); predictions by index key, to quote the first one."""
+    None: nothing was scored); predictions by index key (anything with `.get(key)`), to quote the first one."""
     if per_sample is None or "method" not in per_sample.columns:
         return {}
     out: dict[str, dict[str, Any]] = {}

@@ -14,6 +14,11 @@ A shard's journal (`vlmkit run --shard I/N`, or rank I of N under torchrun) says
 [I, N]), so that a later run reads only the journals that can hold its rows (vlmkit.run.shards.may_overlap) without
 reading the rest past their first line. Records stay keyed by row index alone: any sharding reuses any answer.
 
+Memory stays flat in the number of rows: a journal holds no record and no line, only where each index's latest line
+starts in the file and whether it is an error (`JournalRecords`, a read-only mapping that reads a record from the
+file when it is asked for one). A million answered rows cost about 100 bytes each here, not the ~3 KB a held record
+and its line cost.
+
 One process writes a pair's journal at a time: `open()` (or `lock()`) takes a non-blocking `fcntl.flock` on
 `<journal>.lock` beside it, holding the writer's pid; a second writer is refused (`JournalBusy`, one line naming that
 pid). The kernel drops the lock when its process ends, killed or not (where there is no fcntl, as on Windows, the
@@ -27,7 +32,7 @@ import errno
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +67,112 @@ def _parsed(raw: bytes) -> Any:
 
 def _numbered_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, raw line without its newline) of every non-blank line, read as bytes."""
+    for number, _, raw in _placed_lines(path):
+        yield number, raw
+
+
+def _placed_lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    """(1-based line number, byte offset where the line starts, raw line without its newline) of every non-blank
+    line, read as bytes."""
+    offset = 0
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            start, offset = offset, offset + len(raw)
             raw = raw.rstrip(b"\r\n")
             if raw.strip():
-                yield number, raw
+                yield number, start, raw
+
+
+class JournalRecords(Mapping[str, dict[str, Any]]):
+    """A journal's latest record of each index, by index key, read from the file when asked for (`[key]`, `.get`):
+    what is held is one int a key (where the line starts, and whether the record is an error). `failed(key)` and
+    `key in records` read nothing; `line(key)` gives the line's text as the file has it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._where: dict[str, int] = {}  # key -> offset * 2 + (1 if the record is an error)
+        self._reader: Any = None  # a small-buffered read handle, opened on the first read
+
+    def note(self, key: str, offset: int, failed: bool) -> None:
+        """The record of key now starts at offset (a later line replaces an earlier one)."""
+        self._where[key] = offset * 2 + failed
+
+    def failed(self, key: str) -> bool:
+        """Whether key's latest record is an error (False for a key without a record)."""
+        return self._where.get(key, 0) & 1 == 1
+
+    def offset(self, key: str) -> int | None:
+        where = self._where.get(key)
+        return None if where is None else where >> 1
+
+    def raw(self, key: str) -> bytes:
+        """The line of key's record as bytes, without its newline (KeyError without one)."""
+        offset = self._where[key] >> 1
+        if self._reader is None:
+            self._reader = open(self.path, "rb", buffering=1 << 14)  # noqa: SIM115  (held while this object lives)
+        self._reader.seek(offset)
+        return self._reader.readline().rstrip(b"\r\n")
+
+    def line(self, key: str) -> str:
+        return self.raw(key).decode("utf-8")
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        record = _parsed(self.raw(key))
+        if not isinstance(record, dict):  # the file changed under us (it never does while a run holds its lock)
+            raise KeyError(key)
+        return record
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._where
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class MergedRecords(Mapping[str, dict[str, Any]]):
+    """The records of several journals by index key (each key's from the journal that holds its answer; a later
+    journal's record replaces an error), read from their files as JournalRecords reads them."""
+
+    def __init__(self) -> None:
+        self._from: dict[str, JournalRecords] = {}
+
+    def take(self, source: JournalRecords) -> None:
+        """Add a journal's records: each key whose held record is missing or an error takes source's."""
+        held = self._from
+        for key in source:
+            where = held.get(key)
+            if where is None or where.failed(key):
+                held[key] = source
+
+    def failed(self, key: str) -> bool:
+        source = self._from.get(key)
+        return source is not None and source.failed(key)
+
+    def line(self, key: str) -> str:
+        return self._from[key].line(key)
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        return self._from[key][key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._from
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._from)
+
+    def __len__(self) -> int:
+        return len(self._from)
 
 
 class Journal:
@@ -76,13 +182,13 @@ class Journal:
         self.fingerprint = fingerprint
         self.shard = shard  # (I, N) when this journal holds shard I of N's rows; written into a new file's header
         self._secrets = tuple(s for s in secrets if s)
-        self._records: dict[str, dict[str, Any]] = {}
-        self._lines: dict[str, str] = {}  # each held record's line as the file has it (see `line`)
+        self._records = JournalRecords(path)
         self._read = False  # whether _records is the file: loaded (or set aside) here, and every append since
         self._fd: int | None = None  # an O_APPEND descriptor: each record is one write() call, nothing buffered
+        self._size = 0  # the file's size while open (where the next line starts)
+        self._opened_at = 0  # the file's size at open(): a record at or past it was journalled since
         self._lock_fd: int | None = None  # the flock'ed lock file while this object holds the pair
         self._lock_by_open = False  # open() took the lock (close() gives it back); lock() holds it until unlock()
-        self._answered_here: set[str] = set()  # index keys journalled with an answer since open()
         self._reported: tuple[int, ...] | None = None  # the skipped lines last warned about (one warning per damage)
 
     # Reading -----------------------------------------------------------------------------------------------
@@ -114,21 +220,21 @@ class Journal:
             return value[0], value[1]
         return None
 
-    def load(self) -> dict[str, dict[str, Any]]:
+    def load(self) -> JournalRecords:
         """Records by index key; a later record for the same index replaces an earlier one (a retried error)."""
-        self._records, self._lines = {}, {}
+        self._records.close()
+        self._records = JournalRecords(self.path)
         self._read = True
         if not self.path.exists():
             return self._records
         skipped: list[int] = []
-        for number, raw in _numbered_lines(self.path):
+        for number, offset, raw in _placed_lines(self.path):
             record = _parsed(raw)
             if not isinstance(record, dict):
                 skipped.append(number)  # the line a killed run was writing, NUL bytes, a character cut in two
                 continue
             if "index" in record:
-                key = index_key(record["index"])
-                self._records[key], self._lines[key] = record, raw.decode("utf-8")
+                self._records.note(index_key(record["index"]), offset, record.get("error") is not None)
         self._report(skipped)
         return self._records
 
@@ -143,28 +249,32 @@ class Journal:
                     len(self._records))
 
     @property
-    def records(self) -> dict[str, dict[str, Any]]:
+    def records(self) -> JournalRecords:
         return self._records
 
-    def current(self) -> dict[str, dict[str, Any]]:
-        """The file's records: those held here when this object read the file and wrote every line since (no
+    def current(self) -> JournalRecords:
+        """The file's records: the index built when this object read the file, with every line written since (no
         second read of a journal it has just written), else load()."""
         return self._records if self._read else self.load()
 
     def line(self, key: str, record: dict[str, Any] | None) -> str | None:
-        """The JSON line this journal holds for `record` (the very object it holds under key), so that a writer of
-        the same record need not encode it again; None for any other object."""
-        return self._lines.get(key) if record is not None and self._records.get(key) is record else None
+        """The JSON line the file holds for key when it is `record` (equal to it), so that a writer of the same record
+        need not encode it again; None for any other record."""
+        if record is None or key not in self._records:
+            return None
+        raw = self._records.raw(key)
+        return raw.decode("utf-8") if _parsed(raw) == record else None
 
     def done(self) -> set[str]:
         """Index keys with a successful prediction (errors are retried)."""
-        return {key for key, rec in self._records.items() if rec.get("error") is None}
+        return {key for key in self._records if not self._records.failed(key)}
 
     # Writing -----------------------------------------------------------------------------------------------
     def set_aside(self) -> Path:
         """Move an existing journal out of the way (kept, never deleted) and return where it went."""
         aside = move_aside(self.path)
-        self._records, self._lines = {}, {}
+        self._records.close()
+        self._records = JournalRecords(self.path)
         self._read = True  # no file now: nothing in it
         return aside
 
@@ -174,14 +284,15 @@ class Journal:
         if self._lock_fd is None:
             self.lock()
             self._lock_by_open = True
-        self._answered_here = set()
         new = not self.path.exists() or self.path.stat().st_size == 0
         if not new:
             self._repair_tail()
             self._widen_shard_claim()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._size = self._opened_at = os.fstat(self._fd).st_size
         if new:
-            self._records, self._lines, self._read = {}, {}, True  # a new file holds what this object writes
+            self._records.close()
+            self._records, self._read = JournalRecords(self.path), True  # a new file holds what this object writes
             header: dict[str, Any] = {HEADER_KEY: self.fingerprint}
             if self.shard is not None:
                 header[SHARD_KEY] = list(self.shard)
@@ -209,6 +320,8 @@ class Journal:
             target.flush()
             os.fsync(target.fileno())
         os.replace(tmp, self.path)
+        if self._read:  # every line moved by the header's new length
+            self.load()
 
     def _repair_tail(self) -> None:
         """End a half-written last line (a killed run) so that the next record starts on its own line."""
@@ -222,29 +335,28 @@ class Journal:
         if self._fd is None:
             raise RuntimeError("journal is not open")
         key = index_key(record["index"])
-        if key in self._answered_here:
+        offset = self._records.offset(key)
+        if offset is not None and offset >= self._opened_at and not self._records.failed(key):
             log.warning("%s: index %s was answered already in this run; its second record is not journalled",
                         self.path, record["index"])
             return False
-        line = self._write(record)
-        if self._secrets:  # held as the file holds it: every key scrubbed (these records become predictions.jsonl)
-            record = json.loads(line)
-        self._records[key], self._lines[key] = record, line
-        if record.get("error") is None:
-            self._answered_here.add(key)
+        offset = self._write(record)
+        self._records.note(key, offset, record.get("error") is not None)
         return True
 
-    def _write(self, obj: dict[str, Any]) -> str:
-        """Append obj as one line; returns the line as written."""
+    def _write(self, obj: dict[str, Any]) -> int:
+        """Append obj as one line; returns the offset where the line starts."""
         assert self._fd is not None
         line = scrub(json.dumps(obj, ensure_ascii=False, default=str), self._secrets)
         data = (line + "\n").encode("utf-8")
+        start = self._size
         while data:  # a regular file takes it in one call; a short write is finished here, a full disk raises
             written = os.write(self._fd, data)
             if written <= 0:
                 raise OSError(f"{self.path}: the journal took no bytes")
             data = data[written:]
-        return line
+            self._size += written
+        return start
 
     def close(self) -> None:
         if self._fd is not None:

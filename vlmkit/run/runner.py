@@ -22,6 +22,10 @@ What a run trusts and refuses:
   Under torchrun rank R is shard R/W (`journal.rank<R>.jsonl`); only rank 0 waits for the others, at most
   --barrier-timeout, and scores (vlmkit.run.distributed). A shard or rank reads only the journals that can hold its
   rows; the scorer reads them all.
+- Memory stays flat in the number of rows: the rows' prompts are built twice, once to find what to ask (only the
+  positions are kept) and again as each request is sent (PendingTasks); the journals hold where each record is, not
+  the records (vlmkit.run.journal.JournalRecords), and predictions.jsonl and the xlsx are written as they are made.
+  What is held a row: the dataset's table, its index key, the prediction and a journal int (tools/bench_scale.py).
 - With a judge (vlmkit.run.judge) its server is probed before any model is asked anything; each pair's judge
   calls are journalled in `judge.jsonl`; a judge that stops (unreachable, refusing) stops the pair in one line, and
   rows whose judge call failed make the pair partial (asked again on the next run).
@@ -34,7 +38,8 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,7 +64,8 @@ from vlmkit.run.failures import (
 from vlmkit.run.resume import differences, run_fingerprint, same_request, same_settings, set_aside_stale
 from vlmkit.core.model_calls import ModelCallError
 from vlmkit.run.inference import Task, prompt_failure_record, run_api, run_local
-from vlmkit.run.journal import Journal, index_keys
+from vlmkit.run.journal import Journal, JournalRecords, MergedRecords, index_keys
+from vlmkit.run.pending import PROMPT_ERRORS, PendingTasks, row_lines
 from vlmkit.run.judge import JudgeOptions, RunJudge
 from vlmkit.judging import JudgeStopped
 from vlmkit.core.contracts import Dataset, ModelView, dataset_info, model_view, owns_prompts
@@ -70,7 +76,8 @@ from vlmkit.outputs.console_table import format_table
 from vlmkit.outputs.json_files import write_json
 from vlmkit.outputs.provenance import now_iso
 from vlmkit.outputs.tables import write_prediction_table, write_summary_table
-from vlmkit.outputs.run_files import eval_refusal, results_document, write_predictions
+from vlmkit.outputs.run_files import add_usage, eval_refusal, results_document, write_predictions
+from vlmkit.outputs.schema import Usage
 from vlmkit.run.inputs import build_datasets, check_frames
 from vlmkit.run.shards import Shard, may_overlap, missing_message, parse_shard, scoring_lock
 from vlmkit.scoring.result import EvalResult
@@ -84,9 +91,7 @@ PROMPT_STYLES = ("model", "dataset")
 # 10 s at 8 and at 16 on 2 CPU cores, the same answers. vLLM schedules a batch itself: 64 messages per LLM.chat call.
 LOCAL_BATCH = 8
 VLLM_BATCH = 64
-# What building one row's prompt may raise for that row alone (a bad cell, an unreadable or oversized file): the row
-# gets an error record and the others go on.
-PROMPT_ERRORS = (ValueError, OSError, ModelCallError)
+Records = JournalRecords | MergedRecords  # journal records by index key, read from their files when asked for
 
 
 @dataclass
@@ -170,6 +175,7 @@ class Runner:
         self._probes: dict[str, dict[str, Any] | None] = {}
         self._secrets: set[str] = set()
         self._prompts_from: dict[tuple[str, str], str] = {}  # (model, dataset) -> "dataset" or the model's prompt owner
+        self._vlmevalkit_prompts_from: dict[tuple[str, str], str] = {}  # the same as VLMEvalKit would decide it
         self._group: RankGroup | None = None  # the ranks of a torchrun launch (vlmkit.run.distributed)
 
     def run(self, datasets: list[str], models: list[str | ModelSpec], custom: list[dict[str, Any]] | None = None
@@ -272,7 +278,7 @@ class Runner:
                 self._arrive(spec.name, dataset.name, "stopped")  # rank 0 does not wait for a rank that stopped
                 records = self._all_records(run_dir, journal, overlapping=shard)
                 errors = self._scrubbed(errors_by_kind(records, keys))
-                n_ok = sum(1 for k in keys if k in records and records[k].get("error") is None)
+                n_ok = _answered(records, keys)
                 outcome = DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok,
                                      sum(e["count"] for e in errors.values()), message=self._scrub(f"{label}: {stop}"),
                                      errors=errors, notes=notes)
@@ -293,8 +299,7 @@ class Runner:
                 statuses = self._group.wait_for_all(pair_step(spec.name, dataset.name), label) if self._group else {}
             except RanksMissing as missing:
                 records = self._all_records(run_dir, journal)  # what the table shows as done: every rank's so far
-                n_ok = sum(1 for k in keys if k in records and records[k].get("error") is None)
-                n_errors = sum(1 for k in keys if k in records and records[k].get("error") is not None)
+                n_ok, n_errors = _answered(records, keys), sum(map(records.failed, keys))
                 return DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_ok, n_errors, message=str(missing),
                                   files={"journal": str(run_dir / layout.RANK_JOURNALS)})
             stopped = sorted(r for r, status in statuses.items() if status == "stopped")
@@ -316,9 +321,8 @@ class Runner:
                         outcome = self._shard_outcome(spec, dataset, keys, journal, shard, run_dir)
                         print(f"{label}: shard {shard} done; {missing}", flush=True)
                         return outcome
-                    return DatasetRun(spec.name, dataset.name, "incomplete", len(keys),
-                                      sum(1 for k in keys if k in records and records[k].get("error") is None),
-                                      sum(1 for k in keys if k in records and records[k].get("error") is not None),
+                    return DatasetRun(spec.name, dataset.name, "incomplete", len(keys), _answered(records, keys),
+                                      sum(map(records.failed, keys)),
                                       message=f"{label}: {missing}",
                                       files={"journal": str(run_dir / layout.JOURNALS)})
                 return self._score(spec, dataset, rows, keys, journal, records, notes, started, began,
@@ -333,11 +337,9 @@ class Runner:
         """Score the records of every row and write the pair's files (xlsx, score csv, predictions, results)."""
         eval_only = self.options.mode == "eval"
         world = rank_world()[1]
-        predictions = [
-            records.get(k, {}).get("prediction") if records.get(k, {}).get("error") is None else None for k in keys
-        ]
+        predictions, usage = _answers(records, keys)
         n_completed = sum(p is not None for p in predictions)
-        n_errors = sum(1 for k in keys if records.get(k, {}).get("error") is not None)
+        n_errors = sum(map(records.failed, keys))
         errors = self._scrubbed(errors_by_kind(records, keys))
 
         if eval_only:
@@ -346,8 +348,8 @@ class Runner:
                 return DatasetRun(spec.name, dataset.name, refused[0], len(keys), n_completed, n_errors,
                                   message=refused[1], errors=errors, notes=notes)
 
-        table = rows.copy()
-        table["prediction"] = predictions
+        table = rows.assign(prediction=predictions)  # copy-on-write: the dataset's columns are shared, not copied
+        del predictions
         if self.options.merge:
             files = {"journal": str(run_dir / layout.JOURNALS)}
         else:
@@ -370,10 +372,10 @@ class Runner:
             write_summary_table(summary, evaluation.table)
             files["summary_csv"] = str(summary)
         scored_badly = self._scrubbed(scoring_failures(evaluation.per_sample if evaluation else None,
-                                                       dict(zip(keys, predictions))))
+                                                       _ByKey(keys, table["prediction"])))
 
         files["predictions"] = str(run_dir / layout.PREDICTIONS)
-        write_predictions(run_dir / layout.PREDICTIONS, keys, rows, records, evaluation, journal.line)
+        write_predictions(run_dir / layout.PREDICTIONS, keys, rows, records, evaluation, records.line)
         if dataset.output_format == ARK_FORMAT:  # Ark's output records beside predictions.jsonl
             write_ark_output(run_dir / layout.ARK_OUTPUT, rows, records, evaluation.per_sample if evaluation else None,
                              defaults=spec.public_kwargs(), secrets=tuple(self._secrets))
@@ -384,7 +386,8 @@ class Runner:
                              judge=judge.stats() if judge is not None else None)
         write_json(
             run_dir / layout.RESULTS,
-            self._results(spec, dataset, outcome, records, keys, started, time.perf_counter() - began, truncated),
+            self._results(spec, dataset, outcome, records, keys, started, time.perf_counter() - began, truncated,
+                          usage=usage),
             secrets=self._secrets,
         )
         return outcome
@@ -420,14 +423,12 @@ class Runner:
         records = self._all_records(journal.path.parent, journal, overlapping=shard)
         positions = shard.positions(len(keys)) if shard is not None else range(len(keys))
         build = self._prompter(spec, dataset)
-        tasks: list[Task] = []
+        pending = array("q")  # positions to ask: the tasks themselves are built again as they are sent
         unbuildable: list[dict[str, Any]] = []
         changed: list[Any] = []
-        lines = rows.to_dict(orient="records")  # one conversion, not one Series per row (20 us each)
-        for pos in positions:
-            record = records.get(keys[pos])
-            answered = record is not None and record.get("error") is None
-            line = lines[pos]
+        for pos, line in row_lines(rows, positions):
+            key = keys[pos]
+            answered = key in records and not records.failed(key)
             try:
                 task = self._task(build, dataset, line)
             except PROMPT_ERRORS as exc:
@@ -435,10 +436,11 @@ class Runner:
                     unbuildable.append(prompt_failure_record(line["index"], line.get("answer"), exc))
                 continue
             if answered:
-                if same_request(record, task.msgs, task.params):
+                if same_request(records[key], task.msgs, task.params):
                     continue
                 changed.append(line["index"])
-            tasks.append(task)
+            pending.append(pos)
+        tasks = PendingTasks(rows, pending, lambda line: self._task(build, dataset, line))
         notes: list[str] = []
         if changed:
             note = (f"{label}: {len(changed)} journalled answer(s) were asked with another prompt or other parameters "
@@ -463,9 +465,9 @@ class Runner:
             if is_api:
                 run_api(model, tasks, journal, dataset=dataset.name, nproc=self.options.nproc, desc=label,
                         progress=self.options.progress, watch=FirstFailures(len(tasks)).check)
-            elif model is not None:
-                run_local(model, tasks, journal, dataset=dataset.name, batch_size=self._batch_size(spec), desc=label,
-                          progress=self.options.progress)
+            elif model is not None:  # a local model sorts its tasks by length: they are built here
+                run_local(model, list(tasks), journal, dataset=dataset.name, batch_size=self._batch_size(spec),
+                          desc=label, progress=self.options.progress)
         return notes
 
     # Helpers ------------------------------------------------------------------------------------------------
@@ -524,11 +526,10 @@ class Runner:
         """How this run builds a row's prompt: the dataset's, or the model's own where it says so (VLMEvalKit's
         `use_custom_prompt` / `build_prompt`, given a vlmkit.core.contracts.DatasetInfo). `--prompt-style dataset` always
         takes the dataset's. The kit's local classes own prompts through the family named by their preset
-        (vlm.prompts), asked without loading weights; another class that never owns prompts is not built for this."""
+        (vlm.prompts), asked without loading weights; another class that never owns prompts is not built for this.
+        What VLMEvalKit would do (the owner's `use_custom_prompt`, whatever --prompt-style says) is recorded too:
+        results.json's run.vlmevalkit_prompts_from, which `vlmkit report --explain` reads."""
         key = (spec.name, dataset.name)
-        self._prompts_from[key] = "dataset"
-        if self.options.prompt_style == "dataset":
-            return dataset.build_prompt
         info = dataset_info(dataset)
         owner: Any
         if spec.is_local:
@@ -538,10 +539,21 @@ class Runner:
             cls = import_target(spec.target, what=f"model {spec.name!r}")
             owner = self._model(spec) if owns_prompts(cls) else None
             who = owner.class_name if owner is not None else ""
-        if owner is not None and owner.use_custom_prompt(info):
-            self._prompts_from[key] = f"model ({who})"
-            return lambda line: owner.build_prompt(line, info)
-        return dataset.build_prompt
+        models_own = owner is not None and bool(owner.use_custom_prompt(info))
+        # what VLMEvalKit would do with this model and dataset, whatever --prompt-style says (report --explain)
+        self._vlmevalkit_prompts_from[key] = f"model ({who})" if models_own else "dataset"
+        self._prompts_from[key] = "dataset"
+        if self.options.prompt_style == "dataset" or not models_own:
+            return dataset.build_prompt
+        self._prompts_from[key] = f"model ({who})"
+        return lambda line: owner.build_prompt(line, info)
+
+    @staticmethod
+    def _servers(model: ModelView | None) -> dict[str, Any]:
+        """`{"servers": ...}` from a model that counts its requests per server (`server_counts()`: several
+        --api-base URLs); empty for any other model, so that results.json has no `servers` key then."""
+        counts = getattr(model.inner, "server_counts", None) if model is not None else None
+        return {"servers": counts()} if callable(counts) else {}
 
     @staticmethod
     def _task(build: Callable[[dict[str, Any]], list[Any]], dataset: Dataset, line: dict[str, Any]) -> Task:
@@ -551,13 +563,14 @@ class Runner:
 
     def _all_records(self, run_dir: Path, own: Journal, *, any_settings: bool = False,
                      notes: list[str] | None = None, overlapping: Shard | None = None,
-                     seen: list[tuple[Path, tuple[int, int] | None]] | None = None) -> dict[str, dict[str, Any]]:
+                     seen: list[tuple[Path, tuple[int, int] | None]] | None = None) -> Records:
         """Records of every journal in run_dir written under the same settings (all shards or ranks of a sharded
         run, or an earlier run split otherwise); a successful record wins over an error for the same index.
         any_settings (--mode eval): journals written under other settings count too, with a warning and a note.
         overlapping: only the journals whose rows can meet this shard's (the others are read no further than their
-        header line). seen: gets (path, its header's shard) of each journal read."""
-        merged: dict[str, dict[str, Any]] = {}
+        header line). seen: gets (path, its header's shard) of each journal read. The records stay in their files
+        (vlmkit.run.journal.JournalRecords): one journal's mapping is returned as it is, several are merged."""
+        sources: list[JournalRecords] = []
         for path in sorted(run_dir.glob(layout.JOURNALS)):
             if layout.is_stale(path.name):
                 continue
@@ -577,9 +590,12 @@ class Runner:
                     continue
             if seen is not None:
                 seen.append((path, stored_shard))
-            for key, record in journal.current().items():
-                if key not in merged or merged[key].get("error") is not None:
-                    merged[key] = record
+            sources.append(journal.current())
+        if len(sources) == 1:
+            return sources[0]
+        merged = MergedRecords()
+        for source in sources:
+            merged.take(source)
         return merged
 
     def _shard(self) -> Shard | None:
@@ -606,9 +622,8 @@ class Runner:
         an answer, partial when some failed (a rerun of the shard asks them again). Nothing is scored."""
         records = self._all_records(run_dir, journal, overlapping=shard)
         mine = [keys[pos] for pos in (shard.positions(len(keys)) if shard is not None else range(len(keys)))]
-        n_ok = sum(1 for k in mine if k in records and records[k].get("error") is None)
-        n_errors = sum(1 for k in mine if k in records and records[k].get("error") is not None)
-        errors = self._scrubbed(errors_by_kind({k: records[k] for k in mine if k in records}, mine))
+        n_ok, n_errors = _answered(records, mine), sum(map(records.failed, mine))
+        errors = self._scrubbed(errors_by_kind(records, mine))
         status = "shard_done" if n_ok == len(mine) else "partial"
         return DatasetRun(spec.name, dataset.name, status, len(mine), n_ok, n_errors, errors=errors,
                           files={"journal": str(journal.path)})
@@ -620,8 +635,8 @@ class Runner:
                 *(model_dir / layout.summary_name(spec.name, dataset.name, s) for s in layout.SUMMARY_SUFFIXES),
                 run_dir / layout.PREDICTIONS, run_dir / layout.RESULTS]
 
-    def _results(self, spec: ModelSpec, dataset: Dataset, outcome: DatasetRun, records: dict[str, dict], keys: list[str],
-                 started: str, duration: float, truncated_cells: int) -> dict[str, Any]:
+    def _results(self, spec: ModelSpec, dataset: Dataset, outcome: DatasetRun, records: Records, keys: list[str],
+                 started: str, duration: float, truncated_cells: int, usage: Usage | None = None) -> dict[str, Any]:
         model = self._models.get(spec.name)
         if self.judge is None:
             judge = {"name": None, "note": "rules only (no --judge): answers no rule could read count as misses"}
@@ -636,9 +651,43 @@ class Runner:
                  "batch_size": self._batch_size(spec) if spec.is_local else self.options.batch_size,
                  "keep_local_tsv": self.options.keep_local_tsv, "limit": self.options.limit,
                  "prompt_style": self.options.prompt_style,
-                 "prompts_from": self._prompts_from.get((spec.name, dataset.name))},  # None: no inference this run
-            judge=judge,
+                 "prompts_from": self._prompts_from.get((spec.name, dataset.name)),  # None: no inference this run
+                 "vlmevalkit_prompts_from": self._vlmevalkit_prompts_from.get((spec.name, dataset.name)),
+                 **self._servers(model)},
+            judge=judge, usage=usage,
         )
+
+
+class _ByKey:
+    """A column's values by index key, for a few look-ups (`get`) without a dict of every row."""
+
+    def __init__(self, keys: list[str], values: pd.Series) -> None:
+        self.keys, self.values = keys, values
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self.values.iloc[self.keys.index(key)]
+        except ValueError:
+            return default
+
+
+def _answered(records: Records, keys: Sequence[str]) -> int:
+    """How many of keys have an answer (a record that is not an error)."""
+    return sum(1 for key in keys if key in records and not records.failed(key))
+
+
+def _answers(records: Records, keys: Sequence[str]) -> tuple[list[Any], Usage]:
+    """Each key's prediction (None without an answer) and the usage totals, reading each answered record once."""
+    predictions: list[Any] = []
+    usage = Usage(requests=0, input_tokens=0, output_tokens=0, reasoning_tokens=0)
+    for key in keys:
+        record = records.get(key)
+        if record is None:
+            predictions.append(None)
+            continue
+        add_usage(usage, record.get("usage"))
+        predictions.append(record.get("prediction") if record.get("error") is None else None)
+    return predictions, usage
 
 
 def summary_rows(outcomes: list[DatasetRun]) -> str:

@@ -215,22 +215,50 @@ def test_widest_sheet_is_allowed(tmp_path: Path) -> None:
     assert sheet["XFD2"].value == 16_383
 
 
-def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = zipfile.ZipFile.writestr
+def test_a_failed_write_leaves_no_file(tmp_path: Path) -> None:
+    """The sheet is compressed as its rows come: a failure half way through it (here the rows' source, as a full
+    disk would be) removes the half-written workbook."""
 
-    def disk_full(self: zipfile.ZipFile, info: zipfile.ZipInfo, data: bytes, **kwargs: object) -> None:
-        if info.filename.endswith("sheet1.xml"):
-            raise OSError(28, "No space left on device")
-        real(self, info, data, **kwargs)
+    def rows():
+        yield [1]
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(zipfile.ZipFile, "writestr", disk_full)
     path = tmp_path / "full.xlsx"
     with pytest.raises(OSError, match="No space"):
-        write_xlsx(path, ["a"], [[1]])
+        write_xlsx(path, ["a"], rows(), n_rows=2)
+    assert not path.exists()
+    with pytest.raises(ValueError, match="3 were announced"):  # a source shorter than it said: no file either
+        write_xlsx(path, ["a"], iter([[1], [2]]), n_rows=3)
     assert not path.exists()
     with pytest.raises(IsADirectoryError):
         write_xlsx(tmp_path, ["a"], [[1]])
     assert tmp_path.is_dir()
+
+
+def test_streamed_sheet_is_the_same_file_as_compressing_the_whole_sheet_at_once(tmp_path: Path) -> None:
+    """write_xlsx compresses the sheet as its rows are encoded; the bytes must be those of the earlier writer, which
+    built the whole sheet (sheet_xml) and compressed it in one call (written here again as that second way)."""
+    from vlmkit.outputs import xlsx as x
+
+    columns = ["index", "question", "prediction", "score"]
+    rows = [[i, f"q {i} <&> 北京" + ("=1+1" if i % 5 == 0 else ""), None if i % 7 == 0 else "ABCD"[i % 4], i / 3]
+            for i in range(20000)]
+    streamed = tmp_path / "streamed.xlsx"
+    x.write_xlsx(streamed, columns, iter(rows), n_rows=len(rows))
+    whole = tmp_path / "whole.xlsx"
+    parts = [("[Content_Types].xml", x._CONTENT_TYPES.encode()), ("_rels/.rels", x._ROOT_RELS.encode()),
+             ("xl/workbook.xml", x._workbook_xml("Sheet1").encode()),
+             ("xl/_rels/workbook.xml.rels", x._WORKBOOK_RELS.encode()), ("xl/styles.xml", x._STYLES.encode()),
+             ("xl/worksheets/sheet1.xml", x.sheet_xml(columns, rows))]
+    with zipfile.ZipFile(whole, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name, data in parts:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data, compresslevel=1)
+    assert streamed.read_bytes() == whole.read_bytes()
+    frame = pd.read_excel(streamed)
+    assert len(frame) == 20000 and frame["question"][5] == "q 5 <&> 北京=1+1" and pd.isna(frame["prediction"][7])
 
 
 def test_prediction_table_cuts_long_cells_writes_lists_as_json_and_reads_back(tmp_path: Path):

@@ -91,6 +91,31 @@ def test_a_class_outside_base_model_may_write_its_own_prompts(lmu_root: Path, tm
     assert prompts[3] == [{"role": "user", "content": [{"type": "text", "value": "own: [3] Is the picture blue?"}]}]
     results = json.loads(Path(outcome.files["results"]).read_text())
     assert results["run"]["prompts_from"] == "model (OwnPrompts)"
+    assert results["run"]["vlmevalkit_prompts_from"] == "model (OwnPrompts)"
+
+
+class CountsServers(SaysYes):
+    """Says which server answered how often, as the API model with several --api-base URLs does."""
+
+    def server_counts(self) -> dict[str, dict[str, int]]:
+        return {"http://a/v1": {"requests": 4}, "http://b/v1": {"requests": 2}}
+
+
+def test_results_say_who_vlmevalkit_lets_write_prompts_and_the_servers(lmu_root: Path, tmp_path: Path):
+    """run.vlmevalkit_prompts_from is what VLMEvalKit would do (the model's use_custom_prompt), whatever
+    --prompt-style says; run.servers is the model's server_counts(), absent for a model without it."""
+    write_yorn_tsv(lmu_root / "MyYN.tsv", n=N)
+    runner = Runner(RunOptions(work_dir=tmp_path / "out", root=lmu_root, progress=False, prompt_style="dataset"))
+    [own, counted, plain] = runner.run(["MyYN"], [spec("own", OwnPrompts), spec("counted", CountsServers),
+                                                  spec("plain", SaysYes)])
+    run = json.loads(Path(own.files["results"]).read_text())["run"]
+    assert run["prompts_from"] == "dataset" and run["vlmevalkit_prompts_from"] == "model (OwnPrompts)"
+    assert "servers" not in run
+    run = json.loads(Path(counted.files["results"]).read_text())["run"]
+    assert run["servers"] == {"http://a/v1": {"requests": 4}, "http://b/v1": {"requests": 2}}
+    assert run["vlmevalkit_prompts_from"] == "dataset"  # no use_custom_prompt: the dataset's, as VLMEvalKit
+    run = json.loads(Path(plain.files["results"]).read_text())["run"]
+    assert "servers" not in run and run["vlmevalkit_prompts_from"] == "dataset"
 
 
 def test_every_dataset_class_offers_the_optional_members(lmu_root: Path, tmp_path: Path):
