@@ -20,11 +20,12 @@ byte back unchanged: no resizing, no normalisation.
 MVBench_MP4 (branch `video`): `test.json` = {"root": {task: prefix}, "meta": {task: [items]}}, the videos already
 cut, at `<prefix>/<video>`.
 
-Prompt (VLMEvalKit's `build_prompt`): a system turn with MVBench's instruction, then the user turn: the video,
-"Question: <q>\nOptions:\n(A) ..\n(B) ..", "\nOnly give the best option.", and "Best option:(".
-VLMEvalKit marks that last text as an assistant turn for the model to continue; a conversation in vlmkit cannot
-end on an assistant turn, so it is the user turn's last text here (VLMEvalKit's local models that ignore the marking
-read it so too). Scoring: `vlmkit.scoring.kinds.video_mcq.score_mvbench`.
+Prompt (VLMEvalKit's `build_prompt`): a system turn with MVBench's instruction, the user turn: the video,
+"Question: <q>\nOptions:\n(A) ..\n(B) ..", "\nOnly give the best option.", then "Best option:(" as an assistant
+turn, as VLMEvalKit marks it: a prefill the model continues (`vlmkit.core.message`; served models get
+`continue_final_message`, which vLLM and SGLang honour, local models the chat template left open at it). The reply is
+the continuation ("A) ..."), which VLMEvalKit's `check_ans` reads from its first word as vlmkit's scorer does.
+Scoring: `vlmkit.scoring.kinds.video_mcq.score_mvbench`.
 """
 
 from __future__ import annotations
@@ -83,10 +84,6 @@ NOTE_FRAMES = (
     "with opencv where VLMEvalKit uses decord, saved as JPEG at PIL's default quality as VLMEvalKit saves them"
 )
 REFUSE_FPS = "VLMEvalKit's MVBench samples by nframe only (it refuses fps); MVBench_MP4 takes --fps"
-NOTE_PREFILL = (
-    "'Best option:(' ends the user turn: VLMEvalKit marks it as an assistant turn for the model to continue, which "
-    "vlmkit's conversations cannot end on"
-)
 
 
 def _load_json(path: Path) -> Any:
@@ -135,7 +132,7 @@ def _row(task: str, prefix: str, data_type: str, bound: bool, item: Any, where: 
 class MVBench(SnapshotVideoDataset):
     repo_id: ClassVar[str] = "OpenGVLab/MVBench"
     layout: ClassVar[str] = "json/<task>.json for its 20 tasks and the videos unzipped under video/"
-    notes: tuple[str, ...] = (NOTE_FRAMES, NOTE_PREFILL)
+    notes: tuple[str, ...] = (NOTE_FRAMES,)
 
     def _read_table(self) -> pd.DataFrame:
         folder = self.snapshot / "json"
@@ -206,8 +203,9 @@ class MVBench(SnapshotVideoDataset):
     def build_prompt(self, line: dict[str, Any] | int) -> list[Any]:
         _, row = self._row(line)
         video = self.prepared_video(row, shown=self.clip(row))
-        user = [video_part(video), text_part(self.question_text(row)), text_part(ONLY_BEST), text_part(ANSWER_START)]
-        return [{"role": "system", "content": [text_part(SYSTEM)]}, {"role": "user", "content": user}]
+        user = [video_part(video), text_part(self.question_text(row)), text_part(ONLY_BEST)]
+        return [{"role": "system", "content": [text_part(SYSTEM)]}, {"role": "user", "content": user},
+                {"role": "assistant", "content": [text_part(ANSWER_START)]}]
 
     def _score(self, df: pd.DataFrame, *, judge: Judge | None) -> EvalResult:
         return score_mvbench(df, judge=judge, name=self.name)

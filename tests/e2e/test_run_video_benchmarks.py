@@ -139,12 +139,14 @@ def test_mvbench_through_an_api_model(catalog: dict, lmu_root: Path, tmp_path: P
         requests = sorted(chat_requests(server.requests), key=row_of)
     assert code == 0 and len(requests) == 5
     for request in requests:
-        system, user = request.body["messages"]
+        system, user, prefill = request.body["messages"]
         assert system == {"role": "system", "content": MVBENCH_SYS}
         kinds = [p["type"] for p in user["content"]]
-        # VLMEvalKit's order: the frames, then the question, then the two closing texts
-        assert kinds[:4] == ["image_url"] * 4 and kinds[4:] == ["text"] * 3
-        assert [p["text"] for p in user["content"][-2:]] == ["\nOnly give the best option.", "Best option:("]
+        # VLMEvalKit's order: the frames, then the question and "Only give the best option.", then its assistant
+        # turn "Best option:(" (a prefill: sent as the last assistant message, as VLMEvalKit's API wrappers send it)
+        assert kinds[:4] == ["image_url"] * 4 and kinds[4:] == ["text"] * 2
+        assert user["content"][-1]["text"] == "\nOnly give the best option."
+        assert prefill == {"role": "assistant", "content": "Best option:("}
     # VLMEvalKit's get_index at N = 4, seg = (hi - lo) / 4, frames int(lo + seg / 2 + round(seg * k)):
     # row 0, seconds 1..2 of a 32-frame 8 fps video: lo 8, hi 16, seg 2: frames 9 11 13 15
     first = requests[0].body["messages"][1]["content"]

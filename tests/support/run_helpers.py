@@ -50,8 +50,8 @@ def write_yorn_tsv(path: Path, n: int = 10) -> Path:
 
 
 def question_of(request: Recorded) -> str:
-    """The text of the last user turn of a chat-completions request."""
-    content = request.body["messages"][-1]["content"]
+    """The text of the last user turn of a chat-completions request (a prefill, an assistant message, may follow it)."""
+    content = next(m for m in reversed(request.body["messages"]) if m["role"] == "user")["content"]
     if isinstance(content, str):
         return content
     return "".join(p.get("text", "") for p in content if p.get("type") == "text")

@@ -61,7 +61,7 @@ from vlmkit.core.cells import listed
 from vlmkit.core.errors import ConfigError
 from vlmkit.core.message import PART_TYPES, Turn, normalise_conversation
 from vlmkit.core.model_calls import Generation, ModelCallError, Usage
-from vlmkit.formats.openai_chat import VIDEO_MODES, turns_to_openai
+from vlmkit.formats.openai_chat import VIDEO_MODES, prefill_fields, turns_to_openai
 from vlmkit.core.secrets import one_line
 from vlmkit.core.video import DEFAULT_NFRAME, check_sampling, frame_data_urls
 
@@ -172,10 +172,15 @@ class OpenAICompatModel(BaseModel):
         nframe: int | None = DEFAULT_NFRAME,
         fps: float | None = None,
         video_mode: str = "frames",
+        continue_prefill: bool = False,
     ) -> None:
         """max_tokens: None sends none (the server's default, see the module docstring); timeout: seconds per
         attempt; retries: extra attempts after the first (0: one attempt); nframe / fps: video frame sampling (fps,
-        when given, replaces nframe, which is then recorded as None); video_mode: "frames" or "video_url"."""
+        when given, replaces nframe, which is then recorded as None); video_mode: "frames" or "video_url".
+        continue_prefill: a conversation ending with an assistant turn (a prefill, e.g. MVBench's "Best option:(")
+        always sends it as the last assistant message, as VLMEvalKit's API wrappers do; True also asks the server to
+        continue that message (`continue_final_message`, `add_generation_prompt: false`: vLLM and SGLang read them;
+        OpenAI and `transformers serve` refuse them)."""
         _check_settings(max_tokens=max_tokens, timeout=timeout, retries=retries)
         if video_mode not in VIDEO_MODES:
             raise ConfigError(f"video_mode must be one of {', '.join(VIDEO_MODES)}; got {video_mode!r}")
@@ -200,6 +205,7 @@ class OpenAICompatModel(BaseModel):
         self.img_max_side = img_max_side
         self.system_prompt = system_prompt
         self.extra_body = dict(extra_body or {})
+        self.continue_prefill = continue_prefill
         self._policy = RetryPolicy(retries=retries, backoff=backoff)
         self._client = Client()
 
@@ -237,6 +243,8 @@ class OpenAICompatModel(BaseModel):
         body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
+        if self.continue_prefill:
+            body.update(prefill_fields(turns))
         body.update(self.extra_body)
         body.update(params or {})
         return body
@@ -312,6 +320,7 @@ class OpenAICompatModel(BaseModel):
             "system_prompt": self.system_prompt,
             "extra_body": dict(self.extra_body),
             "video_mode": self.video_mode,
+            "continue_prefill": self.continue_prefill,
             "nframe": self.nframe,
             "fps": self.fps,
         }

@@ -81,8 +81,8 @@ from vlm.local.args import check_local_args
 from vlm.prompts import family_record, prompts_for
 from vlmkit.core.audio import read_audio
 from vlmkit.core.model_calls import Generation, UnsupportedInputError
-from vlmkit.formats.transformers_chat import to_hf_conversation
-from vlmkit.core.message import Turn, modalities
+from vlmkit.formats.transformers_chat import template_flags, to_hf_conversation
+from vlmkit.core.message import Turn, modalities, prefill_text
 from vlmkit.core.contracts import dataset_info
 from vlmkit.core.video import DEFAULT_NFRAME, check_sampling, sample_frames
 
@@ -252,17 +252,19 @@ class HFVisionModel(BaseModel):
         per_message = list(params) if params is not None else [None] * len(batch)
         results: list[Generation | BaseException | None] = [None] * len(batch)
         images_kwargs = self.dataset_image_kwargs(dataset)
-        groups: dict[str, list[tuple[int, tuple[list[dict[str, Any]], list[Any]]]]] = {}
+        # grouped by parameters and by prefill: one padded call renders its conversations the same way
+        groups: dict[tuple[str, bool], list[tuple[int, tuple[list[dict[str, Any]], list[Any]]]]] = {}
         options: dict[str, dict[str, Any]] = {}
         for i, (msgs, message_params) in enumerate(zip(batch, per_message)):
             try:
                 key = json.dumps(message_params or {}, sort_keys=True, default=str)
                 if key not in options:
                     options[key] = self._generation_options(message_params)
-                groups.setdefault(key, []).append((i, self._conversation(self.prepare(msgs))))
+                conversation = self._conversation(self.prepare(msgs))
+                groups.setdefault((key, prefill_text(conversation[0]) is not None), []).append((i, conversation))
             except Exception as exc:  # a bad sample fails alone
                 results[i] = exc
-        for key, ready in groups.items():
+        for (key, _), ready in groups.items():
             for start in range(0, len(ready), self.batch_size):
                 chunk = ready[start : start + self.batch_size]
                 conversations = [conv for _, conv in chunk]
@@ -308,9 +310,10 @@ class HFVisionModel(BaseModel):
         metadata = [m for _, metas in conversations for m in metas]
         if metadata:
             processor_kwargs.update(video_metadata=metadata, do_sample_frames=False)
+        rendered = [conversation for conversation, _ in conversations]
         return self.processor.apply_chat_template(
-            [conversation for conversation, _ in conversations],
-            add_generation_prompt=True,
+            rendered,
+            **template_flags(rendered),  # a prefill is continued, else the generation prompt is added
             tokenize=True,
             return_dict=True,
             return_tensors="pt",
@@ -442,8 +445,9 @@ class HFVisionModel(BaseModel):
         return {letter: logprob for letter, (logprob, _) in zip(tokens, scores)}
 
     def _prompt_text(self, conversation: tuple[list[dict[str, Any]], list[Any]]) -> str:
-        """The rendered chat template with its generation prompt (placeholders unexpanded), as generation renders it."""
-        text = self.processor.apply_chat_template(conversation[0], add_generation_prompt=True, tokenize=False)
+        """The rendered chat template with its generation prompt, or open at its prefill (placeholders unexpanded), as
+        generation renders it."""
+        text = self.processor.apply_chat_template(conversation[0], **template_flags([conversation[0]]), tokenize=False)
         return text[0] if isinstance(text, list) else text
 
     def _device_inputs(

@@ -52,6 +52,7 @@ from vlm.prompts import family_record, prompts_for
 from vlmkit.core.errors import ConfigError
 from vlmkit.core.model_calls import Generation, Usage, check_params
 from vlmkit.formats.openai_chat import to_openai_messages
+from vlmkit.formats.transformers_chat import template_flags
 from vlmkit.core.contracts import dataset_info
 from vlmkit.core.video import DEFAULT_NFRAME, check_sampling, frame_data_urls
 
@@ -250,8 +251,9 @@ class VLLMModel(BaseModel):
         return batch_or_each(requests, lambda chunk: self._run(chunk, image_kwargs))
 
     def _run(self, requests: list[tuple[list[dict[str, Any]], Any]], image_kwargs: dict[str, Any]) -> list[Generation]:
-        outputs = self.llm.chat([m for m, _ in requests], [p for _, p in requests], use_tqdm=False,
-                                mm_processor_kwargs=image_kwargs or None)
+        conversations = [m for m, _ in requests]  # a batch mixing prefilled and plain ones: ValueError, then one by one
+        outputs = self.llm.chat(conversations, [p for _, p in requests], use_tqdm=False,
+                                mm_processor_kwargs=image_kwargs or None, **template_flags(conversations))
         if len(outputs) != len(requests):
             raise RuntimeError(f"vLLM returned {len(outputs)} outputs for {len(requests)} conversations")
         return [_generation(output) for output in outputs]

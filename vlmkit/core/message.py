@@ -2,8 +2,13 @@
 
 A message is a list of parts ``{"type": "text"|"image"|"video"|"audio", "value": ...}`` in reading order.
 A conversation is a list of turns ``{"role": "system"|"user"|"assistant", "content": [parts]}``; a flat part
-list means one user turn. A list of plain strings is accepted: a string naming an existing file or a URL with a
-media extension becomes that media part, anything else text.
+list means one user turn. A conversation that ends with an assistant turn ends with a *prefill*: text the model's
+answer starts with and continues (VLMEvalKit's `role='assistant'` text, e.g. MVBench's "Best option:("). The reply
+is the continuation only, never the prefill pasted in front (`prefill_text`; the converters send it as the last
+assistant message to continue: `vlmkit.formats.openai_chat.prefill_fields`,
+`vlmkit.formats.transformers_chat.template_flags`). A prefill holds text only and follows a user turn.
+A list of plain strings is accepted: a string naming an existing file or a URL with a media extension becomes that
+media part, anything else text.
 
 Everything else in vlmkit (converters, models, datasets) takes the normalised shapes produced here.
 """
@@ -117,8 +122,31 @@ def normalise_conversation(msgs: str | Sequence[Any]) -> list[Turn]:
         parts = [{"type": "text", "value": content}] if isinstance(content, str) else normalise_parts(content)
         turns.append({"role": role, "content": parts})  # type: ignore[typeddict-item]
     if turns[-1]["role"] == "assistant":
-        raise MessageError("the last turn is an assistant turn: nothing left for the model to answer")
+        _check_prefill(turns)
     return turns
+
+
+def _check_prefill(turns: Sequence[Turn]) -> None:
+    """A final assistant turn is a prefill: text only, after a user turn (module docstring)."""
+    last = len(turns) - 1
+    kinds = sorted({p["type"] for p in turns[last]["content"]} - {"text"})
+    if kinds:
+        raise MessageError(f"turn {last}: the last (assistant) turn is a prefill for the model to continue and may "
+                           f"hold text only; this one has {', '.join(kinds)}")
+    if last == 0 or turns[last - 1]["role"] != "user":
+        raise MessageError(f"turn {last}: the last (assistant) turn is a prefill for the model to continue and must "
+                           "follow a user turn")
+
+
+def prefill_text(turns: Sequence[Turn] | Sequence[Any]) -> str | None:
+    """The prefill a normalised conversation ends with (its final assistant turn's text), else None. Works on any
+    list of role turns whose content is a string or parts (a transformers conversation too)."""
+    if not turns or not isinstance(turns[-1], Mapping) or turns[-1].get("role") != "assistant":
+        return None
+    content = turns[-1].get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(p.get("value", p.get("text", "")) for p in content if p.get("type") == "text")
 
 
 def modalities(msgs: Sequence[Part] | Sequence[Turn]) -> set[str]:

@@ -22,6 +22,13 @@
   extension (checked first with opencv: a file it cannot open raises `vlmkit.core.video.VideoError`).
 - system and assistant turns carry text only (a string); a flat part list is one user turn.
 - ``system_prompt`` is prepended as a system turn unless the conversation already starts with its own.
+- a prefill (a conversation ending with an assistant turn, `vlmkit.core.message`) is the last message, an assistant
+  message whose content is a string (SGLang continues only a string). The request body must then also carry
+  `prefill_fields(turns)`: ``continue_final_message: true`` and ``add_generation_prompt: false``, the extra fields
+  vLLM and SGLang read to render the message open and continue it; their reply is the continuation only. Other
+  servers may ignore them (the prefill then reads as a finished assistant turn and the model answers after it) or
+  refuse them: `transformers serve` answers 422 "Unexpected fields in the request" to any field it does not know,
+  and its chat completions always render with a generation prompt, so it cannot continue a prefill at all.
 """
 
 from __future__ import annotations
@@ -33,12 +40,13 @@ from typing import Any
 from vlmkit.core.audio import API_FORMATS, api_audio
 from vlmkit.core.model_calls import UnsupportedInputError
 from vlmkit.core.media import MediaError, b64_to_bytes, file_to_b64, file_to_data_url, refuse_decompression_bomb
-from vlmkit.core.message import MessageError, Part, Turn, is_url, normalise_conversation, text_of
+from vlmkit.core.message import MessageError, Part, Turn, is_url, normalise_conversation, prefill_text, text_of
 from vlmkit.core.video import probe_video
 from vlmkit.formats.image_cache import IMAGE_URLS, stat_is_file
 
 VideoFrames = Callable[[str], Sequence[str]]
 VIDEO_MODES = ("frames", "video_url")
+PREFILL_FIELDS: dict[str, Any] = {"continue_final_message": True, "add_generation_prompt": False}
 _VIDEO_MIME = {".mp4": "video/mp4", ".m4v": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm",
                ".mkv": "video/x-matroska", ".avi": "video/x-msvideo", ".flv": "video/x-flv"}
 
@@ -224,3 +232,10 @@ def turns_to_openai(
     if system_prompt and turns[0]["role"] != "system":
         messages.insert(0, {"role": "system", "content": system_prompt})
     return messages
+
+
+def prefill_fields(turns: Sequence[Turn] | Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The request-body fields a conversation needs beside its `messages`: `PREFILL_FIELDS` when it ends with a
+    prefill (module docstring), else none, so a conversation without one is sent exactly as before. Takes normalised
+    turns or the OpenAI `messages` made of them."""
+    return dict(PREFILL_FIELDS) if prefill_text(turns) is not None else {}

@@ -14,6 +14,10 @@ Video and audio parts stay paths unless the caller says how to load them: `video
 items it becomes (one native ``{"type": "video", "video": frames}`` item, or one image item per sampled frame for
 a model that takes frames as images); `audio_item` maps an audio value to one item (a waveform array for models
 whose processor takes audio). Both keep the part's position in the turn.
+
+A conversation that ends with a prefill (an assistant turn, `vlmkit.core.message`) keeps it as its last turn; render
+it with `template_flags(conversation)` (``continue_final_message=True, add_generation_prompt=False``) so the template
+leaves that turn open and the model continues it. Conversations rendered in one padded call must agree on it.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 from PIL import Image
 
 from vlmkit.core.media import MediaError, b64_to_image, load_image, to_rgb
-from vlmkit.core.message import Part, Turn, images_first, is_url, normalise_conversation
+from vlmkit.core.message import Part, Turn, images_first, is_url, normalise_conversation, prefill_text
 
 HFItem = dict[str, Any]
 HFTurn = dict[str, Any]
@@ -129,3 +133,15 @@ def to_hf_conversation(
                    placeholders=placeholders)
         for t in turns
     ]
+
+
+def template_flags(conversations: Sequence[Sequence[HFTurn]]) -> dict[str, bool]:
+    """`apply_chat_template`'s `add_generation_prompt` / `continue_final_message` for conversations rendered together
+    (transformers conversations, or OpenAI messages for vLLM's `LLM.chat`, which takes the same two flags): continue
+    the final message when each ends with a prefill, add the generation prompt when none does. ValueError for a mix
+    (one call renders every conversation of a batch the same way: group them first)."""
+    continues = {prefill_text(c) is not None for c in conversations}
+    if len(continues) > 1:
+        raise ValueError("conversations rendered together must all end with a prefill (assistant turn) or none")
+    prefill = continues == {True}
+    return {"add_generation_prompt": not prefill, "continue_final_message": prefill}

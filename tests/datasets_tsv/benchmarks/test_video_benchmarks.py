@@ -189,15 +189,18 @@ def test_snapshot_found_in_the_hugging_face_cache(tmp_path: Path, monkeypatch: p
 def test_mvbench_rows_and_vlmevalkit_prompt(mvbench: MVBench, tmp_path: Path):
     assert mvbench.data["task_type"].tolist() == ["Action Sequence", "Action Antonym", "Action Antonym",
                                                   "Episodic Reasoning", "Episodic Reasoning"]
-    system, user = mvbench.build_prompt(1)
+    system, user, prefill = mvbench.build_prompt(1)
     assert system == {"role": "system", "content": [{"type": "text", "value": MVBENCH_SYS}]}
     assert user["role"] == "user"
-    assert [p["type"] for p in user["content"]] == ["video", "text", "text", "text"]  # frames, then the question
+    assert [p["type"] for p in user["content"]] == ["video", "text", "text"]  # frames, then the question
     assert user["content"][1]["value"] == "Question: [1] What is the action?\nOptions:\n(A) pushing\n(B) pulling"
     video = Path(user["content"][0]["value"])
     assert video.resolve() == (tmp_path / "mv" / "video" / "ssv2_video" / "ant1.webm").resolve()
     assert read_plan(video).rule == "segments" and read_plan(video).fps_rule is None
-    assert [p["value"] for p in user["content"][2:]] == ["\nOnly give the best option.", "Best option:("]
+    assert user["content"][2]["value"] == "\nOnly give the best option."
+    # VLMEvalKit's role='assistant' text: a prefill the model continues, no longer the user turn's last text
+    assert prefill == {"role": "assistant", "content": [{"type": "text", "value": "Best option:("}]}
+    assert not any("departs" in n or "Best option" in n for n in mvbench.notes)
 
 
 def test_mvbench_bounded_and_frame_folder_clips(mvbench: MVBench, tmp_path: Path):
@@ -218,14 +221,14 @@ def test_mvbench_bounded_and_frame_folder_clips(mvbench: MVBench, tmp_path: Path
     # built again, row 0 is the prompt written out by hand, and its clip is the one cut above, not cut again
     first = Path(clip_of_row_0)
     made = first.resolve().stat()
-    system, user = mvbench.build_prompt(0)
+    system, user, prefill = mvbench.build_prompt(0)
     assert system == {"role": "system", "content": [{"type": "text", "value": MVBENCH_SYS}]}
     assert user == {"role": "user", "content": [
         {"type": "video", "value": str(first)},
         {"type": "text", "value": "Question: [0] What happened after?\nOptions:\n(A) sat\n(B) stood\n(C) ran"},
         {"type": "text", "value": "\nOnly give the best option."},
-        {"type": "text", "value": "Best option:("},
     ]}
+    assert prefill == {"role": "assistant", "content": [{"type": "text", "value": "Best option:("}]}
     again = first.resolve().stat()
     assert (again.st_ino, again.st_mtime_ns, again.st_size) == (made.st_ino, made.st_mtime_ns, made.st_size)
     clips = sorted(p for p in (tmp_path / "lmu" / "videos" / "MVBench").rglob("*.mp4") if "links" not in p.parts)

@@ -141,11 +141,12 @@ def test_mvbench_rows_send_vlmevalkits_frames(tmp_path: Path, setting: tuple[str
     assert dataset.data["task_type"].tolist() == ["Action Sequence", "Action Antonym", "Episodic Reasoning"]
     expected = {0: MVBENCH_BOUNDED, 1: MVBENCH_WHOLE, 2: MVBENCH_FOLDER}
     for row, table in expected.items():
-        system, user = dataset.build_prompt(row)
+        system, user, prefill = dataset.build_prompt(row)
         assert system == {"role": "system", "content": [{"type": "text", "value": MVBENCH_SYS}]}
         assert user["role"] == "user"
-        assert [p["type"] for p in user["content"]] == ["video", "text", "text", "text"]  # frames, then the question
-        assert [p["value"] for p in user["content"][2:]] == ["\nOnly give the best option.", "Best option:("]
+        assert [p["type"] for p in user["content"]] == ["video", "text", "text"]  # frames, then the question
+        assert user["content"][2]["value"] == "\nOnly give the best option."
+        assert prefill == {"role": "assistant", "content": [{"type": "text", "value": "Best option:("}]}
         assert _sent(user["content"][0]["value"], *setting) == table[setting], row
     assert _sent_by_api(dataset.build_prompt(0)[1]["content"][0]["value"], *setting) == MVBENCH_BOUNDED[setting]
 
@@ -164,8 +165,9 @@ def test_mvbench_mp4_rows_send_vlmevalkits_frames(tmp_path: Path):
                                                 "meta": {"Action Count": [item]}}))
     write_indexed_video(root / "perception" / "ant.mp4", frames=50, fps=10.0)
     dataset = MVBenchMP4("MVBench_MP4", data_root=root, root=tmp_path / "lmu")
-    system, user = dataset.build_prompt(0)
-    assert [p["type"] for p in user["content"]] == ["video", "text", "text", "text"]
+    system, user, prefill = dataset.build_prompt(0)
+    assert [p["type"] for p in user["content"]] == ["video", "text", "text"]
+    assert prefill == {"role": "assistant", "content": [{"type": "text", "value": "Best option:("}]}
     video = user["content"][0]["value"]
     assert _sent(video, "nframe", 8) == MVBENCH_WHOLE[("nframe", 8)]
     assert _sent(video, "nframe", 16) == MVBENCH_WHOLE[("nframe", 16)]

@@ -5,6 +5,7 @@ from vlmkit.core.message import (
     MessageError,
     images_first,
     media_type_of,
+    prefill_text,
     modalities,
     normalise_conversation,
     normalise_parts,
@@ -50,9 +51,21 @@ def test_flat_parts_are_one_user_turn_and_turns_keep_roles(image_file):
     assert modalities(conv) == {"text"}
 
 
-def test_conversation_must_end_with_a_question():
-    with pytest.raises(MessageError, match="last turn is an assistant turn"):
-        normalise_conversation([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}])
+def test_a_final_assistant_turn_is_a_prefill_of_text_after_a_user_turn(image_file):
+    turns = normalise_conversation([{"role": "user", "content": "q"},
+                                    {"role": "assistant", "content": "Best option:("}])
+    assert turns[-1] == {"role": "assistant", "content": [{"type": "text", "value": "Best option:("}]}
+    assert prefill_text(turns) == "Best option:("
+    assert prefill_text(normalise_conversation("q")) is None
+    with pytest.raises(MessageError, match="turn 1: .*prefill.*text only; this one has image"):
+        normalise_conversation([{"role": "user", "content": "q"}, {"role": "assistant", "content": [image_file]}])
+    with pytest.raises(MessageError, match="turn 1: .*must follow a user turn"):
+        normalise_conversation([{"role": "system", "content": "s"}, {"role": "assistant", "content": "a"}])
+    with pytest.raises(MessageError, match="turn 0: .*must follow a user turn"):
+        normalise_conversation([{"role": "assistant", "content": "a"}])
+
+
+def test_unknown_role_is_refused():
     with pytest.raises(MessageError, match="unknown role"):
         normalise_conversation([{"role": "robot", "content": "q"}])
 

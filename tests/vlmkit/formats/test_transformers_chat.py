@@ -113,8 +113,8 @@ def test_bad_images_fail_naming_the_file(tmp_path: Path) -> None:
 def test_invalid_messages_are_rejected() -> None:
     with pytest.raises(MessageError):
         to_hf_conversation([])
-    with pytest.raises(MessageError):
-        to_hf_conversation([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}])
+    with pytest.raises(MessageError, match="must follow a user turn"):  # a prefill with no question before it
+        to_hf_conversation([{"role": "system", "content": "s"}, {"role": "assistant", "content": "a"}])
 
 
 def test_video_and_audio_loaders_keep_positions(images: tuple[str, str]) -> None:
