@@ -46,6 +46,9 @@ from vlmkit.core.errors import ConfigError
 from vlmkit.core.files import move_aside
 from vlmkit.core.secrets import scrub
 
+# one encoder for every record line (json.dumps builds a new one per call with these options)
+_LINE = json.JSONEncoder(ensure_ascii=False, default=str)
+
 log = logging.getLogger("vlmkit")
 
 HEADER_KEY = "__journal__"
@@ -347,7 +350,7 @@ class Journal:
     def _write(self, obj: dict[str, Any]) -> int:
         """Append obj as one line; returns the offset where the line starts."""
         assert self._fd is not None
-        line = scrub(json.dumps(obj, ensure_ascii=False, default=str), self._secrets)
+        line = scrub(_LINE.encode(obj), self._secrets)
         data = (line + "\n").encode("utf-8")
         start = self._size
         while data:  # a regular file takes it in one call; a short write is finished here, a full disk raises

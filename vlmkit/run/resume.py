@@ -40,6 +40,8 @@ from vlmkit.core.message import normalise_conversation
 from vlmkit.run.journal import Journal
 
 log = logging.getLogger("vlmkit")
+# one encoder for the prompt hashes (json.dumps builds a new one per call with sort_keys)
+_SORTED = json.JSONEncoder(sort_keys=True)
 
 # Model kwargs that never change an answer (a journal written under other values of these is the same run).
 NOT_ANSWER_KWARGS = frozenset(
@@ -152,7 +154,7 @@ def prompt_for_record(msgs: Sequence[Any]) -> list[dict[str, Any]]:
 
 def prompt_hash(stored_prompt: list[dict[str, Any]]) -> str:
     """The stored prompt's hash (media by path): what records written before `prompt_digest` are compared by."""
-    return hashlib.sha256(json.dumps(stored_prompt, sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha256(_SORTED.encode(stored_prompt).encode()).hexdigest()[:16]
 
 
 def prompt_digest(stored_prompt: list[dict[str, Any]]) -> str:
@@ -162,7 +164,7 @@ def prompt_digest(stored_prompt: list[dict[str, Any]]) -> str:
         {"role": turn["role"], "content": [{"type": p["type"], "value": _media_identity(p)} for p in turn["content"]]}
         for turn in stored_prompt
     ]
-    return hashlib.sha256(json.dumps(by_content, sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha256(_SORTED.encode(by_content).encode()).hexdigest()[:16]
 
 
 def _media_identity(part: dict[str, Any]) -> str:
