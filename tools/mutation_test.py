@@ -2,6 +2,7 @@
 and a per-module table.
 
     nice -n 19 python tools/mutation_test.py [--only resume secrets ...] [--list] [--survivors] [--keep DIR]
+                                             [--minutes N] [--recheck DIR]
 
 For each module in `MODULES` the script copies the tracked tree (`git ls-files`, plus untracked files git does
 not ignore) into a fresh temporary folder, writes mutmut's configuration into that copy's pyproject.toml (the
@@ -10,7 +11,12 @@ module mutated and only the test files that cover it selected. It then reads mut
 prints one row per module: mutants, killed, survived, timeout, no tests (no selected test reaches the mutated
 function), other (suspicious, segfault) and the share killed (killed / mutants). `--survivors` prints each
 surviving mutant's diff (`mutmut show`), to kill it with a test or list it as equivalent. Too slow for CI: run it
-by hand and copy the table into the README.
+by hand and copy the table into the README. `--minutes N` bounds each module's run: mutmut is stopped after N
+minutes and the mutants it had not tried yet are counted as "not tried" (the share killed is then over the
+mutants tried). `--recheck DIR` takes the copies an earlier `--keep DIR` run left, brings the checkout's current
+tests into them and runs again only the mutants that survived there: the row is then the earlier run with the
+survivors tried against the new tests (adding tests cannot revive a killed mutant; the source mutated is the one the
+earlier run copied).
 
 A module entry may name functions (mutmut's mangled names, `x_func` or `xǁClassǁmethod`) to mutate only part of
 a file, e.g. only the retry policy of vlm/api/http.py.
@@ -22,6 +28,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,6 +53,18 @@ class Target:
     functions: tuple[str, ...] = field(default=())  # mangled function names to mutate; empty: the whole file
     part: str = ""  # what those functions are, for the table
 
+
+# the MCQ scorer's tests: the answer reader, the kind and its VLMEvalKit figure are reached through the same runs
+MCQ_TESTS: tuple[str, ...] = (
+    "tests/vlmkit/scoring/test_scoring_mcq.py",
+    "tests/vlmkit/scoring/test_answer_stress.py",
+    "tests/vlmkit/scoring/test_choice_judge.py",
+    "tests/vlmkit/scoring/test_mcq_reports.py",
+    "tests/vlmkit/scoring/test_vlmevalkit_figure_mcq.py",
+    "tests/datasets_tsv/kinds/test_prompted_mcq.py",
+    "tests/vlmkit/scoring/test_choice_reading_mutants.py",
+    "tests/vlmkit/scoring/test_mcq_mutants.py",
+)
 
 MODULES: tuple[Target, ...] = (
     Target(
@@ -112,6 +131,44 @@ MODULES: tuple[Target, ...] = (
         ("x__stream", "x__resolve_reference", "x__decode_records"),
         "reference pass",
     ),
+    Target("choice-reading", "vlmkit/scoring/common/choice_reading.py", MCQ_TESTS),
+    Target("mcq", "vlmkit/scoring/kinds/mcq.py", MCQ_TESTS),
+    Target("mcq-figure", "vlmkit/scoring/kinds/mcq_figure.py", MCQ_TESTS),
+    Target(
+        "vlmevalkit-cells",
+        "vlmkit/scoring/common/vlmevalkit_cells.py",
+        (
+            "tests/vlmkit/scoring/test_vlmevalkit_figure_vqa.py",
+            "tests/vlmkit/scoring/test_vlmevalkit_figure_mcq.py",
+            "tests/datasets_tsv/kinds/test_rule_vqa.py",
+            "tests/datasets_tsv/kinds/test_regex_mcq.py",
+            "tests/vlmkit/scoring/test_vlmevalkit_cells_mutants.py",
+        ),
+    ),
+    Target(
+        "rule-vqa",
+        "vlmkit/scoring/kinds/rule_vqa.py",
+        (
+            "tests/datasets_tsv/kinds/test_rule_vqa.py",
+            "tests/vlmkit/scoring/test_vlmevalkit_figure_vqa.py",
+            "tests/vlmkit/scoring/test_rule_vqa_mutants.py",
+        ),
+    ),
+    Target(
+        "caption",
+        "vlmkit/scoring/kinds/caption.py",
+        ("tests/datasets_tsv/kinds/test_captions.py", "tests/vlmkit/scoring/test_caption_mutants.py"),
+    ),
+    Target(
+        "regex-mcq",
+        "vlmkit/scoring/kinds/regex_mcq.py",
+        (
+            "tests/datasets_tsv/kinds/test_regex_mcq.py",
+            "tests/datasets_tsv/benchmarks/test_mme_realworld_lite.py",
+            "tests/vlmkit/scoring/test_vlmevalkit_figure_mcq.py",
+            "tests/vlmkit/scoring/test_regex_mcq_mutants.py",
+        ),
+    ),
     Target(  # the whole file: over an hour on 2 shared cores
         "images",
         "datasets_tsv/io/images.py",
@@ -152,8 +209,12 @@ def toml_list(items: list[str] | tuple[str, ...]) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
+_CONFIG_HEAD = "\n\n[tool.mutmut]\n"
+
+
 def write_config(copy: Path, target: Target) -> None:
-    """mutmut reads [tool.mutmut] from pyproject.toml; only the temporary copy gets it."""
+    """mutmut reads [tool.mutmut] from pyproject.toml; only the temporary copy gets it (written again, not added
+    twice, on a recheck)."""
     packages = ["datasets_tsv", "vlm", "vlmkit"]
     tests = [t for t in target.tests if (copy / t.split("::")[0]).exists()]
     missing = sorted(set(target.tests) - set(tests))
@@ -164,8 +225,8 @@ def write_config(copy: Path, target: Target) -> None:
     # everything else at the top (tools/ holds the mock server some tests start, docs/ files some tests read)
     extra = sorted(p.name for p in copy.iterdir() if p.name not in {*packages, "tests", "mutants", "pyproject.toml"})
     config = (
-        "\n\n[tool.mutmut]\n"
-        f"source_paths = {toml_list(packages)}\n"
+        _CONFIG_HEAD
+        + f"source_paths = {toml_list(packages)}\n"
         f"also_copy = {toml_list(extra)}\n"
         f"only_mutate = {toml_list([target.path])}\n"
         f"pytest_add_cli_args_test_selection = {toml_list(tests)}\n"
@@ -173,7 +234,7 @@ def write_config(copy: Path, target: Target) -> None:
         "timeout_multiplier = 10.0\n"
     )
     pyproject = copy / "pyproject.toml"
-    text = pyproject.read_text(encoding="utf-8")
+    text = pyproject.read_text(encoding="utf-8").split(_CONFIG_HEAD)[0]
     # the project's addopts would be added to every run; mutmut passes its own
     text = text.replace('addopts = "-q"', 'addopts = ""')
     pyproject.write_text(text + config, encoding="utf-8")
@@ -197,6 +258,8 @@ def read_results(copy: Path, target: Target) -> dict[str, int | None]:
 
 
 def classify(code: int | None) -> str:
+    if code is None:
+        return "not tried"
     if code in KILLED_CODES:
         return "killed"
     if code in SURVIVED_CODES:
@@ -212,7 +275,26 @@ class MutmutFailed(RuntimeError):
     """mutmut tried no mutant of a module (its log's end says why: usually a selected test failing as it is)."""
 
 
-def run_target(target: Target, *, show_survivors: bool, keep: Path | None) -> tuple[Counter[str], list[str]]:
+def run_bounded(cmd: list[str], *, cwd: Path, env: dict[str, str], log_path: Path, minutes: float | None) -> int:
+    """Run mutmut, stopping its whole process group after `minutes` (its results so far stay in the meta files)."""
+    with open(log_path, "w", encoding="utf-8") as log:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            return proc.wait(timeout=None if minutes is None else minutes * 60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            print(f"   stopped after {minutes:g} minutes", file=sys.stderr, flush=True)
+            return 0
+
+
+def run_target(
+    target: Target, *, show_survivors: bool, keep: Path | None, minutes: float | None = None
+) -> tuple[Counter[str], list[str]]:
     base = Path(tempfile.mkdtemp(prefix="vlmkit-mutation-"))
     copy = base / "tree"
     try:
@@ -222,13 +304,12 @@ def run_target(target: Target, *, show_survivors: bool, keep: Path | None) -> tu
         env.pop("PYTEST_ADDOPTS", None)
         cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *mutant_globs(target)]
         log_path = base / "mutmut.log"
-        with open(log_path, "w", encoding="utf-8") as log:
-            proc = subprocess.run(cmd, cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT)
+        returncode = run_bounded(cmd, cwd=copy, env=env, log_path=log_path, minutes=minutes)
         codes = read_results(copy, target)
-        if proc.returncode != 0 and all(code is None for code in codes.values()):
+        if returncode != 0 and all(code is None for code in codes.values()):
             # nothing was tried: mutmut stops before mutating when the selected tests fail on the unmutated tree
             tail = log_path.read_text(encoding="utf-8", errors="replace").replace("\r", "\n")[-3000:]
-            raise MutmutFailed(f"mutmut failed on {target.path} (exit {proc.returncode}); its log ends:\n{tail}")
+            raise MutmutFailed(f"mutmut failed on {target.path} (exit {returncode}); its log ends:\n{tail}")
         counts = Counter(classify(code) for code in codes.values())
         counts["mutants"] = len(codes)
         survivors = sorted(name for name, code in codes.items() if classify(code) == "survived")
@@ -247,6 +328,47 @@ def run_target(target: Target, *, show_survivors: bool, keep: Path | None) -> tu
         shutil.rmtree(base, ignore_errors=True)
 
 
+def recheck_target(
+    target: Target, kept: Path, *, show_survivors: bool, minutes: float | None = None
+) -> tuple[Counter[str], list[str]]:
+    """Run again, in the copy an earlier `--keep` run left under `kept`, the mutants that survived there, with the
+    checkout's current test files brought in."""
+    base = kept / target.key
+    copy = base / "tree"
+    if not (copy / "mutants").is_dir():
+        raise MutmutFailed(f"{target.path}: no kept copy at {copy} (run with --keep {kept} first)")
+    for name in tracked_files(REPO):
+        if name.startswith("tests/"):
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, copy / name)
+    write_config(copy, target)
+    codes = read_results(copy, target)
+    survivors = [name for name, code in codes.items() if classify(code) == "survived"]
+    env = dict(os.environ)
+    env.pop("PYTEST_ADDOPTS", None)
+    if survivors:
+        cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *survivors]
+        run_bounded(cmd, cwd=copy, env=env, log_path=base / "recheck.log", minutes=minutes)
+        # mutmut rewrites the file's results when it mutates it again: keep the earlier verdicts, take the new
+        # ones only for the survivors it tried again
+        again = read_results(copy, target)
+        codes.update({name: again[name] for name in survivors if again.get(name) is not None})
+        meta = copy / "mutants" / (target.path + ".meta")  # written back, so that a later recheck starts from it
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        data["exit_code_by_key"].update(codes)
+        meta.write_text(json.dumps(data), encoding="utf-8")
+    counts = Counter(classify(code) for code in codes.values())
+    counts["mutants"] = len(codes)
+    left = sorted(name for name, code in codes.items() if classify(code) == "survived")
+    if show_survivors:
+        for name in left:
+            diff = subprocess.run(
+                [sys.executable, "-m", "mutmut", "show", name], cwd=copy, env=env, capture_output=True, text=True
+            ).stdout
+            print(diff.rstrip(), flush=True)
+    return counts, left
+
+
 def format_row(cells: list[str], widths: list[int]) -> str:
     return "| " + " | ".join(cell.ljust(width) for cell, width in zip(cells, widths)) + " |"
 
@@ -257,6 +379,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the modules and their tests, then stop")
     parser.add_argument("--survivors", action="store_true", help="print the diff of every surviving mutant")
     parser.add_argument("--keep", type=Path, help="keep each module's temporary copy under this folder")
+    parser.add_argument("--minutes", type=float, help="stop each module's run after this many minutes")
+    parser.add_argument("--recheck", type=Path, metavar="DIR",
+                        help="rerun only the survivors of an earlier --keep DIR run, with the current tests")
     args = parser.parse_args(argv)
 
     targets = list(MODULES)
@@ -271,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{t.key:14s} {t.path}{part}\n{'':14s} tests: {' '.join(t.tests)}")
         return 0
 
-    header = ["module", "mutants", "killed", "survived", "timeout", "no tests", "other", "% killed"]
+    header = ["module", "mutants", "killed", "survived", "timeout", "no tests", "other", "not tried", "% killed"]
     rows: list[list[str]] = []
     all_survivors: list[str] = []
     failed = False
@@ -279,17 +404,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {target.path} ({len(target.tests)} test files)", file=sys.stderr, flush=True)
         name = target.path + (f" ({target.part})" if target.part else "")
         try:
-            counts, survivors = run_target(target, show_survivors=args.survivors, keep=args.keep)
+            if args.recheck is not None:
+                counts, survivors = recheck_target(
+                    target, args.recheck, show_survivors=args.survivors, minutes=args.minutes
+                )
+            else:
+                counts, survivors = run_target(
+                    target, show_survivors=args.survivors, keep=args.keep, minutes=args.minutes
+                )
         except MutmutFailed as exc:
             print(exc, file=sys.stderr, flush=True)
-            rows.append([name, "-", "-", "-", "-", "-", "-", "failed (see above)"])
+            rows.append([name, "-", "-", "-", "-", "-", "-", "-", "failed (see above)"])
             failed = True
             continue
         all_survivors += survivors
         total = counts["mutants"]
-        share = f"{100.0 * counts['killed'] / total:.1f}" if total else "-"
+        tried = total - counts["not tried"]
+        share = f"{100.0 * counts['killed'] / tried:.1f}" if tried else "-"
         rows.append([name, str(total), str(counts["killed"]), str(counts["survived"]), str(counts["timeout"]),
-                     str(counts["no tests"]), str(counts["other"]), share])
+                     str(counts["no tests"]), str(counts["other"]), str(counts["not tried"]), share])
         print(format_row(rows[-1], [len(c) for c in rows[-1]]), file=sys.stderr, flush=True)
 
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
