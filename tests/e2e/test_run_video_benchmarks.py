@@ -271,3 +271,15 @@ def test_a_subtitle_variant_refuses_a_model_that_samples_other_frames(catalog: d
         code = run("--data", "Video-MME_8frame_subs", "--data-root", str(snapshot), "--model", "served",
                    "--api-base", server.base_url, "--work-dir", str(tmp_path / "out"))  # the models' default: 8
         assert code == 0 and len(chat_requests(server.requests)) == 1
+
+
+def test_mvbench_refuses_fps_before_asking_anything(catalog: dict, lmu_root: Path, tmp_path: Path, capsys):
+    """VLMEvalKit's MVBench samples by nframe only: --fps is one line and no request, not an error on every row."""
+    snapshot = write_mvbench(tmp_path / "MVBench", MVBENCH_ITEMS)
+    with FaultServer(by_row(MVBENCH_REPLIES)) as server:
+        code = run("--data", "MVBench", "--data-root", str(snapshot), "--model", "served", "--api-base",
+                   server.base_url, "--work-dir", str(tmp_path / "out"), "--fps", "1")
+        asked = chat_requests(server.requests)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and asked == []
+    assert any("MVBench" in line and "nframe only" in line and "--nframe" in line for line in err)

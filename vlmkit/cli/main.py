@@ -55,6 +55,9 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
                    help="served models: video as sampled frames (default) or one video_url part")
     p.add_argument("--data-root", type=Path, default=None, metavar="DIR",
                    help="a local snapshot folder for benchmarks built from one (MVBench, Video-MME)")
+    p.add_argument("--coords", choices=("abs", "norm1000", "norm1", "auto"), default=None,
+                   help="GUI grounding: the model's click coordinates: pixels of the Qwen2-VL-resized image (abs), "
+                        "0-1000, 0-1, or auto (as VLMEvalKit reads them; the default)")
     p.add_argument("--prompt-style", choices=("model", "dataset"), default="model",
                    help="model: a local model's own prompts where VLMEvalKit's wrapper has them (default); dataset: "
                         "always the benchmark's prompt")
@@ -242,7 +245,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
         keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
-        prompt_style=args.prompt_style, data_root=args.data_root,
+        prompt_style=args.prompt_style, data_root=args.data_root, coords=args.coords,
         shard=args.shard, merge=bool(args.merge),
         **({"barrier_timeout": args.barrier_timeout} if args.barrier_timeout is not None else {}),
     )

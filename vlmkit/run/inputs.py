@@ -16,16 +16,18 @@ from vlmkit.core.video import DEFAULT_NFRAME
 def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: Path | None = None,
                    progress: bool = True, keep_local_tsv: bool = False, kind: str | None = None,
                    metric: str | None = None, like: str | None = None, inference_only: bool = False,
-                   judge: bool = False, data_root: Path | None = None) -> list[Dataset]:
+                   judge: bool = False, data_root: Path | None = None, coords: str | None = None) -> list[Dataset]:
     """Catalog/TSV names and custom-file entries (as vlmkit.run.config_file makes them) -> dataset objects; an
     EvalScope directory gives one dataset per subset. Two datasets of one name are refused (one results folder).
     keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it.
-    data_root: the local snapshot folder of benchmarks built from one (datasets_tsv.catalog.registry.build_dataset)."""
+    data_root: the local snapshot folder of benchmarks built from one (datasets_tsv.catalog.registry.build_dataset).
+    coords: the click/box coordinate convention for benchmarks that read coordinates (GUI grounding): abs, norm1000,
+    norm1 or auto; None leaves each its default."""
     from datasets_tsv.catalog.registry import build_dataset
 
     built = [
         build_dataset(name, root=root, progress=progress, keep_local_tsv=keep_local_tsv, kind=kind, metric=metric,
-                      like=like, inference_only=inference_only, judge=judge, data_root=data_root)
+                      like=like, inference_only=inference_only, judge=judge, data_root=data_root, coords=coords)
         for name in datasets
     ]
     if custom:
@@ -46,6 +48,9 @@ def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: P
 def check_frames(spec: ModelSpec, dataset: Dataset) -> None:
     """ConfigError (one line, before anything is asked) when a dataset shows text picked at certain frames (Video-MME's
     subtitle variants: `subtitle_sampling`) and one of the kit's models would sample other frames."""
+    refusal = getattr(dataset, "refuses_fps", None)
+    if refusal and spec.kwargs.get("fps") is not None and (spec.is_api or spec.is_local):
+        raise ConfigError(f"{dataset.name}: {refusal}; run it with --nframe")
     wanted = dataset.subtitle_sampling
     if not wanted or not (spec.is_api or spec.is_local):
         return

@@ -111,6 +111,7 @@ class RunOptions:
     like: str | None = None
     prompt_style: str = "model"  # model: a model's own prompts where it has them (VLMEvalKit's); dataset: never
     data_root: Path | None = None  # a local snapshot folder for benchmarks built from one (MVBench, Video-MME)
+    coords: str | None = None  # GUI grounding: how a reply's coordinates are read (abs, norm1000, norm1, auto)
     shard: Shard | str | None = None  # --shard I/N: infer shard I of N alone, score nothing (vlmkit.run.shards)
     merge: bool = False  # --merge: score when every row has an answer in some journal (with --shard: if the last)
     barrier_timeout: float = DEFAULT_BARRIER_TIMEOUT_S  # torchrun: seconds rank 0 waits for the others after a pair
@@ -237,7 +238,7 @@ class Runner:
                               keep_local_tsv=self.options.keep_local_tsv, kind=self.options.kind,
                               metric=self.options.metric, like=self.options.like,
                               inference_only=self.options.mode == "infer", judge=self.judge is not None,
-                              data_root=self.options.data_root)
+                              data_root=self.options.data_root, coords=self.options.coords)
 
     def release(self, spec: ModelSpec) -> None:
         """Close the model built for spec (weights, connections) and drop every reference the runner holds."""
@@ -701,6 +702,7 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
                 "dataset": o.dataset,
                 "metric": ev.primary if ev else "-",
                 "value": ev.formatted(ev.primary) if ev else None,  # on its scale, as `vlmkit report` shows it
+                "ci95": ev.formatted_interval() if ev else None,
                 "vlmevalkit": _vlmevalkit_value(ev),
                 "n": o.n_total,
                 "done": o.n_completed,
@@ -709,9 +711,10 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
                 "status": o.status,
             }
         )
-    columns = ["model", "dataset", "metric", "value", "vlmevalkit", "n", "done", "errors", "unparsed", "status"]
-    if all(row["vlmevalkit"] is None for row in rows):
-        columns.remove("vlmevalkit")
+    columns = ["model", "dataset", "metric", "value", "ci95", "vlmevalkit", "n", "done", "errors", "unparsed", "status"]
+    for optional in ("ci95", "vlmevalkit"):  # shown when some pair has one
+        if all(row[optional] is None for row in rows):
+            columns.remove(optional)
     table = format_table(rows, columns)
     also = [f"{o.model} x {o.dataset}: also " + ", ".join(f"{m} {o.evaluation.formatted(m)}" for m in o.evaluation.also)
             for o in outcomes if o.evaluation is not None and o.evaluation.also]

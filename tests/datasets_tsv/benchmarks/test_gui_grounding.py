@@ -132,3 +132,14 @@ def test_vlmkit_run_scores_a_screenspot_tsv_against_a_server(lmu_root: Path, tmp
     assert scoring["vlmevalkit"]["differing_rows"] == 1 and scoring["vlmevalkit"]["rows"][0]["index"] == 2
     assert results["dataset"]["scorer"]["coords"] == "auto"
     assert any("coords auto" in note for note in scoring["notes"])
+
+
+def test_coords_flag_reaches_the_scorer_and_results(lmu_root: Path, tmp_path: Path):
+    write_tsv(lmu_root / "ScreenSpot_v2_Mobile.tsv", screenspot_rows())
+    with FaultServer(chat_only(answer_in_formats)) as server:
+        run = run_served(server.base_url, tmp_path / "work", lmu_root, "--keep-local-tsv", "--coords", "norm1000",
+                         data="ScreenSpot_v2_Mobile")
+    assert run.returncode == 0, run.stderr
+    results = json.loads((tmp_path / "work" / "served" / "ScreenSpot_v2_Mobile" / "results.json").read_text())
+    assert results["dataset"]["scorer"]["coords"] == "norm1000"
+    assert any("coords norm1000" in note for note in results["scoring"]["notes"])

@@ -35,3 +35,17 @@ def test_custom_qa_shows_contains_beside_exact_match():
     table = summary_rows([_run(result)])
     assert table.splitlines()[2].split()[2:4] == ["exact_match", "50.00"]
     assert table.splitlines()[-1] == "m x D: also contains 100.00"
+
+
+def test_the_interval_column_shows_when_a_headline_has_one():
+    from vlmkit.scoring.kinds.mcq import score_mcq
+
+    df = pd.DataFrame({"index": list(range(10)), "question": ["q"] * 10, "A": ["x"] * 10, "B": ["y"] * 10,
+                       "answer": ["A"] * 10, "prediction": ["A"] * 6 + ["B"] * 4})
+    result = score_mcq(df, circular=False)
+    lines = summary_rows([_run(result)]).splitlines()
+    header = lines[0].split()
+    assert header[:6] == ["model", "dataset", "metric", "value", "ci95", "vlmevalkit"]
+    # Wilson 95% for 6 of 10: centre (6 + 1.92) / 13.84 = 0.5723, half-width 1.96 * sqrt(2.4 + 0.9604) / 13.84
+    # = 0.2596: the column shows the larger side, 0.5723 + 0.2596 - 0.6 = 0.2319 above, 0.6 - 0.3127 = 0.2873 below
+    assert lines[2].split()[3:5] == ["0.6000", "±0.2873"]
