@@ -41,6 +41,23 @@
     if (/^[A-Za-z]:[\\/]/.test(path)) return "file:///" + encodeURI(path.replace(/\\/g, "/"));
     return path.startsWith("/") ? "file://" + encodeURI(path) : encodeURI(path);
   }
+  // SVG elements need their namespace (h() makes HTML elements)
+  function svg(tag, attrs, ...kids) {
+    const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+    for (const kid of kids) el.append(kid);
+    return el;
+  }
+  // a run's 95% interval (results.json scoring.interval, as `\u00b1half`) and, where the paired test against its
+  // dataset's best finished run gives p >= 0.05, a mark saying the gap to the best is inside the noise
+  const NOISE = 0.05;
+  const inNoise = (r) => r.vs_best_p !== null && r.vs_best_p !== undefined && r.vs_best_p >= NOISE;
+  const ciSpan = (r) => (r.ci95 ? h("span", { class: "ci", title: "95% interval (half-width; docs/error_bars.md)", text: " " + r.ci95 }) : null);
+  function noiseMark(r) {
+    if (!inNoise(r)) return null;
+    return h("span", { class: "noise", title: "inside the noise: a paired test against the best run of " + r.dataset + " on the samples both scored gives p = " + Number(r.vs_best_p).toPrecision(4) + " (>= 0.05), so this run is not shown to differ from the best", text: "\u2248 inside the noise" });
+  }
+  const valueCell = (r) => [r.display || "", ciSpan(r), noiseMark(r)];
   function section(id, title, sub) {
     return h("section", { class: "panel", id: id }, h("h2", {}, title, sub ? h("small", { text: sub }) : null));
   }
@@ -145,7 +162,7 @@
         cell: (r) => {
           const x = r.runs[d];
           if (!x) return "\u2014";
-          const a = h("span", { title: x.status + " \u00b7 n " + fmtInt(x.n) + " \u00b7 done " + fmtInt(x.done) + " \u00b7 " + x.completed, text: x.display || x.status });
+          const a = h("span", { title: x.status + " \u00b7 n " + fmtInt(x.n) + " \u00b7 done " + fmtInt(x.done) + " \u00b7 " + x.completed }, x.display ? valueCell(x) : x.status);
           a.addEventListener("click", (ev) => { ev.stopPropagation(); selectRun(x.id); });
           a.style.cursor = "pointer";
           return a;
@@ -163,7 +180,7 @@
     const sec = section("runs", "Runs", RUNS.length + " run" + (RUNS.length === 1 ? "" : "s") + "; click one to browse its samples");
     const columns = [
       { key: "model", label: "model" }, { key: "dataset", label: "dataset" }, { key: "metric", label: "metric" },
-      { key: "value", label: "value", num: true, first: "desc", cell: (r) => r.display || "", cls: (r) => (r.value === null ? "nodata" : r.status === "partial" ? "partial" : "") },
+      { key: "value", label: "value", num: true, first: "desc", cell: valueCell, cls: (r) => (r.value === null ? "nodata" : r.status === "partial" ? "partial" : "") },
       ...(RUNS.some((r) => r.vlmevalkit && r.vlmevalkit.display) ? [{ key: "vlmevalkit", label: "vlmevalkit", num: true, first: "desc",
         value: (r) => (r.vlmevalkit ? r.vlmevalkit.value : null), cell: (r) => (r.vlmevalkit ? r.vlmevalkit.display : ""), cls: (r) => (r.vlmevalkit && r.vlmevalkit.value !== null ? "" : "nodata") }] : []),
       { key: "scale", label: "scale" }, { key: "n", label: "n", num: true, cell: (r) => fmtInt(r.n) },
@@ -195,7 +212,10 @@
     const stat = (v, label) => h("div", { class: "stat" }, h("b", { text: v === null || v === undefined || v === "" ? "\u2014" : v }), h("span", { text: label }));
     const parts = [
       h("div", { class: "stats" },
-        stat(run.display, (run.metric || "value") + (run.scale ? " \u00b7 " + run.scale : "")),
+        stat(run.display ? run.display + (run.ci95 ? " " + run.ci95 : "") : run.display, (run.metric || "value") + (run.scale ? " \u00b7 " + run.scale : "") + (run.ci95 ? " \u00b7 95% interval" : "")),
+        run.vs_best_p === null || run.vs_best_p === undefined ? null : h("div", { class: "stat" + (inNoise(run) ? " noise-stat" : ""), id: "vs-best" },
+          h("b", { text: "p = " + Number(run.vs_best_p).toPrecision(4) }),
+          h("span", { text: inNoise(run) ? "vs best run: inside the noise (p \u2265 0.05)" : "vs best run: differs (p < 0.05)" })),
         run.vlmevalkit ? stat(run.vlmevalkit.display, "VLMEvalKit " + (run.vlmevalkit.metric || "") + (run.vlmevalkit.differing === null ? "" : " \u00b7 " + fmtInt(run.vlmevalkit.differing) + " rows read differently")) : null,
         stat(fmtInt(run.n), "samples"),
         stat(fmtInt(run.done), "answered"), stat(fmtInt(run.errors), "errors"), stat(fmtInt(run.unparsed), "unparsed"),
@@ -265,11 +285,32 @@
     return h("div", { class: "thumbs" }, s.m.map(([kind, id, path]) => {
       const name = path.split(/[\\/]/).pop();
       if (kind === "image" && id && DATA.images[id]) {
-        return h("a", { href: fileHref(path), target: "_blank", title: path }, h("img", { src: DATA.images[id], alt: name, loading: "lazy" }));
+        const img = h("img", { src: DATA.images[id], alt: name, loading: "lazy" });
+        const drawn = s.o && kind === "image" && path === firstImage(s) ? clickOverlay(s) : null;
+        return h("a", { href: fileHref(path), target: "_blank", title: path }, drawn ? h("span", { class: "shot" }, img, drawn) : img);
       }
       const what = kind !== "image" ? kind : path.startsWith("sha256:") ? "inline image (not kept)" : /^https?:/.test(path) ? "image URL" : "image not found";
       return h("a", { class: "media-missing", href: path.startsWith("sha256:") ? null : fileHref(path), target: "_blank", title: path }, what + ": " + name);
     }));
+  }
+
+  const firstImage = (s) => { const m = s.m.find(([kind]) => kind === "image"); return m ? m[2] : null; };
+  // GUI grounding: the target box and the click read from the reply, over the screenshot (coordinates are fractions
+  // of its width and height, so they hold at any thumbnail size); green where the click hit the box, red otherwise
+  function clickOverlay(s) {
+    const how = s.v === "hit" ? "hit" : "miss";
+    const parts = [svg("title", {}, (s.o.pt ? "click (" + s.o.pt.map((v) => v.toFixed(3)).join(", ") + ")" : "no click read") + (s.o.box ? " \u00b7 target box" : "") + " \u00b7 " + how)];
+    if (s.o.box) {
+      const [x0, y0, x1, y1] = s.o.box;
+      parts.push(svg("rect", { class: "target", x: x0 * 1000, y: y0 * 1000, width: (x1 - x0) * 1000, height: (y1 - y0) * 1000 }));
+    }
+    if (s.o.pt) {
+      const [x, y] = s.o.pt;
+      parts.push(svg("line", { class: "cross", x1: x * 1000 - 40, y1: y * 1000, x2: x * 1000 + 40, y2: y * 1000 }),
+        svg("line", { class: "cross", x1: x * 1000, y1: y * 1000 - 40, x2: x * 1000, y2: y * 1000 + 40 }),
+        svg("circle", { class: "point", cx: x * 1000, cy: y * 1000, r: 12 }));
+    }
+    return svg("svg", { class: "click " + how, viewBox: "0 0 1000 1000", preserveAspectRatio: "none" }, ...parts);
   }
 
   // the pictures beside the prompt's text: one glance shows what the model was asked
@@ -308,6 +349,10 @@
     if (!d) return;
     const a = BY_ID.get(d.a), b = BY_ID.get(d.b);
     const sec = section("diff", "Changed verdicts", d.changes.length + " of " + fmtInt(d.compared) + " samples changed \u00b7 A: " + a.model + " (" + a.completed + ") \u2192 B: " + b.model + " (" + b.completed + ")");
+    sec.append(d.test
+      ? h("p", { class: "paired " + (d.test.differs ? "differs" : "noise"), id: "diff-test", data: { p: String(d.test.p_value), differs: String(d.test.differs) } },
+        h("b", { text: d.test.differs ? "A and B differ" : "A and B: inside the noise" }), " \u00b7 " + d.test.summary)
+      : h("p", { class: "paired", id: "diff-test", text: "no paired test: no sample was scored in both runs" }));
     if (d.notes.length) sec.append(h("ul", { class: "notes" }, d.notes.map((n) => h("li", { text: n }))));
     sec.append(h("div", { id: "diff-body" }));
     app.append(sec);

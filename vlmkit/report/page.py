@@ -4,7 +4,8 @@ original images are linked by their file path.
 
 Samples are stored compactly (the keys page.js reads): i index, v verdict, c category, q prompt text, m media
 ([type, thumbnail id or null, path]), p reply, r reasoning, x extracted answer, h how it was read (`method`),
-t target, s per-row score, g circular group hit, e error, j judge's analysis. Thumbnails live once in `images`
+t target, s per-row score, g circular group hit, e error, j judge's analysis, o a GUI grounding click ({pt: [x, y],
+box: [x0, y0, x1, y1]}, fractions of the first image: drawn over its thumbnail). Thumbnails live once in `images`
 (id -> data URL) however many samples show them.
 
 Long texts are cut to the sample's share of the page (vlmkit.report.cuts; `sample_text_budget`), each ending with a
@@ -90,12 +91,20 @@ def sample_entry(sample: Sample, thumbs: Thumbnails, *, text_budget: int = SAMPL
         "g": sample.group_hit,
         "e": sample.error,
         "j": sample.judge,
+        "o": _click_entry(sample),
     }
     texts, whole = cut_texts({k: entry[k] for k in _CUTTABLE}, text_budget, path=str(source), index=sample.index)
     entry.update(texts)
     if whole:
         entry["k"] = whole
     return {k: v for k, v in entry.items() if v not in (None, [], "")}
+
+
+def _click_entry(sample: Sample) -> dict[str, Any] | None:
+    click = sample.click
+    if click is None:
+        return None
+    return {k: list(v) for k, v in (("pt", click.point), ("box", click.box)) if v is not None}
 
 
 def _fraction_of_max(run: Run, name: str, value: float) -> float | None:
@@ -145,6 +154,8 @@ def _run_entry(row: Row, ident: str) -> dict[str, Any]:
         "metric": run.metric,
         "value": _plain(run.value),
         "display": row.display,
+        "ci95": row.ci95,
+        "vs_best_p": _plain(row.vs_best.p_value) if row.vs_best else None,
         "vlmevalkit": _vlmevalkit_entry(row),
         "scale": row.scale_label,
         "hib": scale.higher_is_better if scale else True,
@@ -241,6 +252,7 @@ def _diff_entry(diff: Diff, ids: dict[int, str]) -> dict[str, Any]:
         "compared": diff.compared,
         "notes": diff.notes,
         "counts": dict(diff.counts()),
+        "test": _test_entry(diff),
         # ia / ib: the sample's `i` in run a / b (absent when the sample is not in that run)
         "changes": [
             {k: v for k, v in (("ia", c.a and str(c.a.index)), ("ib", c.b and str(c.b.index))) if v is not None}
@@ -248,6 +260,17 @@ def _diff_entry(diff: Diff, ids: dict[int, str]) -> dict[str, Any]:
             for c in diff.changes
         ],
     }
+
+
+def _test_entry(diff: Diff) -> dict[str, Any] | None:
+    """The diff's paired test (vlmkit.report.paired.PairedTest) as page.js shows it; None where no sample was
+    scored in both runs."""
+    test = diff.test
+    if test is None:
+        return None
+    return {"method": test.method, "n": test.n, "discordant": test.discordant, "a_only": test.a_only,
+            "b_only": test.b_only, "p_value": _plain(test.p_value), "differs": test.differs,
+            "summary": test.summary()}
 
 
 def build_payload(

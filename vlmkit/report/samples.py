@@ -13,10 +13,16 @@ Shown beside them: the reply's reasoning (`reasoning` or `extra.reasoning_conten
 `<think>...</think>` block of the prediction), how the answer was read (`method`: exact, marker, cue, option_text,
 fuzzy, judge, ...), and the judge's analysis where a judge read it (`judge`: a string, or an object with
 `analysis`, `reply` or `text`).
+
+GUI grounding (vlmkit.scoring.benchmarks.gui_grounding) adds the click it read to each row: `x`, `y` (0-1 of the
+screenshot's width and height; null where no point was read) and the target `box` ([x0, y0, x1, y1], 0-1); a Sample
+keeps them as `click` (the page draws them over the screenshot's thumbnail). Values that are not finite numbers, or a
+box that is not four of them, are left out.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,6 +41,36 @@ _UNSCORED_METHODS = frozenset({"invalid_target", "no_target"})
 _CATEGORY_FIELDS = ("category", "l2-category", "split")
 
 
+@dataclass(frozen=True)
+class Click:
+    """A GUI grounding row's click: the point read (None where none was) and the target box, each as fractions
+    (0-1) of the screenshot's width and height."""
+
+    point: tuple[float, float] | None
+    box: tuple[float, float, float, float] | None
+
+
+def _fraction(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def read_click(record: dict[str, Any]) -> Click | None:
+    """The click of a GUI grounding record (`x`, `y`, `box`); None where the record has neither a point nor a box."""
+    x, y = _fraction(record.get("x")), _fraction(record.get("y"))
+    point = (x, y) if x is not None and y is not None else None
+    raw = record.get("box")
+    box = None
+    if isinstance(raw, (list, tuple)) and len(raw) == 4:
+        numbers = [_fraction(v) for v in raw]
+        if all(v is not None for v in numbers):
+            box = tuple(numbers)  # type: ignore[assignment]
+    if point is None and box is None:
+        return None
+    return Click(point, box)  # type: ignore[arg-type]
+
+
 @dataclass
 class Sample:
     index: Any
@@ -51,6 +87,7 @@ class Sample:
     category: str | None = None
     prompt: list[dict[str, Any]] = field(default_factory=list)  # turns: {role, content: [{type, value}]}
     metadata: dict[str, Any] = field(default_factory=dict)
+    click: Click | None = None  # GUI grounding: the point read and the target box, fractions of the screenshot
 
     @property
     def key(self) -> str:
@@ -164,6 +201,7 @@ def to_sample(record: dict[str, Any], primary: str | None = None) -> Sample:
         category=_category(metadata),
         prompt=[t for t in prompt if isinstance(t, dict)] if isinstance(prompt, list) else [],
         metadata=metadata,
+        click=read_click(record),
     )
 
 
