@@ -181,3 +181,11 @@ def test_a_box_outside_the_screenshot_is_a_named_miss():
 def test_a_missing_column_is_named():
     with pytest.raises(ValueError, match="ui_type"):
         score_gui_grounding(frame([{"prediction": "x", "bbox": PRO_BOX, "category": "CAD"}]), "screenspot_pro")
+
+
+def test_each_row_says_how_it_was_read_in_the_reports_words():
+    """`method` is what the report's sample filters read: a reply with no click is `unparsed`, not a plain miss."""
+    rows = [pro_row("pyautogui.click(x=0.51, y=0.51)"), pro_row("I cannot find it")]
+    result = score_gui_grounding(frame(rows), "screenspot_pro", Convention("auto"))
+    assert result.per_sample["method"].tolist() == ["click", "unparsed"]
+    assert result.per_sample["hit"].tolist() == [True, False]

@@ -204,6 +204,8 @@ def score_gui_grounding(df: pd.DataFrame, layout: str, convention: Convention | 
                      f"(misses; VLMEvalKit stops on them): index {listed(invalid)}")
     per_sample = pd.DataFrame({
         "index": df["index"].tolist(), "key": keys, "read": reads,
+        # how the row was read, in the words the report's sample filters use (unparsed, inference_error)
+        "method": ["unparsed" if r == "unread" else r if r == "inference_error" else "click" for r in reads],
         "x": [p[0] if p else None for p in points], "y": [p[1] if p else None for p in points],
         "box": [list(b) if b else None for b in boxes], "hit": [s > 0 for s in stats],
     })  # fmt: skip
