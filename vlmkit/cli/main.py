@@ -58,6 +58,10 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--coords", choices=("abs", "norm1000", "norm1", "auto"), default=None,
                    help="GUI grounding: the model's click coordinates: pixels of the Qwen2-VL-resized image (abs), "
                         "0-1000, 0-1, or auto (as VLMEvalKit reads them; the default)")
+    p.add_argument("--mcq-mode", choices=("generate", "logits", "continuation"), default="generate",
+                   help="MCQ and Y/N datasets, local transformers models: generate an answer (default); logits: the "
+                        "option letter the model finds likeliest as its answer; continuation: the option text with "
+                        "the highest summed log-probability (also acc_norm, normalised by characters)")
     p.add_argument("--prompt-style", choices=("model", "dataset"), default="model",
                    help="model: a local model's own prompts where VLMEvalKit's wrapper has them (default); dataset: "
                         "always the benchmark's prompt")
@@ -246,7 +250,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         reuse=args.reuse, fuzzy=args.fuzzy, root=args.lmudata, progress=sys.stderr.isatty(),
         keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
         prompt_style=args.prompt_style, data_root=args.data_root, coords=args.coords,
-        shard=args.shard, merge=bool(args.merge),
+        mcq_mode=args.mcq_mode, shard=args.shard, merge=bool(args.merge),
         **({"barrier_timeout": args.barrier_timeout} if args.barrier_timeout is not None else {}),
     )
     judge = JudgeOptions(name=args.judge, api_base=args.judge_api_base, api_key=args.judge_api_key,

@@ -39,6 +39,7 @@ class Task:
     msgs: list[Any]
     target: Any = None
     params: dict[str, Any] | None = None  # per-request generation parameters from the dataset row
+    choices: dict[str, str] | None = None  # --mcq-mode logits|continuation: letter -> option text (run.likelihood)
 
 
 def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | None) -> dict[str, Any]:
@@ -233,8 +234,11 @@ def prompt_size(task: Task) -> tuple[int, int]:
 def run_local(
     model: Model | ModelView, tasks: Sequence[Task], journal: Journal, *, dataset: str, batch_size: int, desc: str,
     progress: bool = True, by_length: bool = True,
+    ask: Callable[[Sequence[Task]], list[Generation | BaseException]] | None = None,
 ) -> int:
     """Batches through generate_batch; a batch that raises as a whole records that error for each of its samples.
+
+    ask: asked for each batch of tasks instead of generate_batch (--mcq-mode: vlmkit.run.likelihood.ask_batch).
 
     by_length (batch_size > 1): batches are formed from samples of similar prompt size (sorted by `prompt_size`,
     stable); answers are journalled by index, so every file the run writes stays in dataset order."""
@@ -248,7 +252,7 @@ def run_local(
             batch = tasks[start : start + size]
             began = time.perf_counter()
             try:
-                results: list[Generation | BaseException] = generate_batch(
+                results: list[Generation | BaseException] = ask(batch) if ask is not None else generate_batch(
                     [t.msgs for t in batch], dataset, [t.params for t in batch]
                 )
             except Exception as exc:

@@ -6,7 +6,7 @@ An answer in `journal.jsonl` holds for a rerun when two things match, and nothin
    typed, its class, the served model id, or a local checkpoint as the names and sizes of its config/weights files,
    so that a copy of the weights elsewhere is the same model), its generation settings (temperature, max_tokens,
    system prompt, extra_body, video sampling, image size limits, ...: every constructor kwarg that is not in
-   NOT_ANSWER_KWARGS) and the dataset's name and MD5. Not held: where the server is and how it is reached
+   NOT_ANSWER_KWARGS), the dataset's name and MD5, and a likelihood run's `--mcq-mode`. Not held: where the server is and how it is reached
    (api_base, api_key, timeout, retries, connection pool) and how the work is split (batch_size, device): moving a
    server to another port, or writing `.../v1` instead of `.../v1/chat/completions`, keeps every answer. Headers
    written before these rules (connection settings in them, model classes under their paths before the move to
@@ -79,15 +79,21 @@ def answer_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(kept, default=str, sort_keys=True))
 
 
-def run_fingerprint(name: str, target: str, kwargs: dict[str, Any], dataset: DatasetIdentity) -> dict[str, Any]:
-    """The journal header of one (model, dataset) pair."""
-    return {
+def run_fingerprint(name: str, target: str, kwargs: dict[str, Any], dataset: DatasetIdentity,
+                    mcq_mode: str = "generate") -> dict[str, Any]:
+    """The journal header of one (model, dataset) pair. A likelihood run (`--mcq-mode logits|continuation`) holds
+    its mode, so a rerun in another mode never takes its answers for generated ones (nor the reverse); a generation
+    run's header has no `mcq_mode`, as journals written before the flag."""
+    fingerprint = {
         "model": name,
         "target": target,
         "model_kwargs": answer_kwargs(kwargs),
         "dataset": dataset.name,
         "dataset_md5": dataset.file_md5,
     }
+    if mcq_mode != "generate":
+        fingerprint["mcq_mode"] = mcq_mode
+    return fingerprint
 
 
 def same_settings(stored: dict[str, Any] | None, current: dict[str, Any]) -> bool:

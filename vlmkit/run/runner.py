@@ -26,6 +26,9 @@ What a run trusts and refuses:
   positions are kept) and again as each request is sent (PendingTasks); the journals hold where each record is, not
   the records (vlmkit.run.journal.JournalRecords), and predictions.jsonl and the xlsx are written as they are made.
   What is held a row: the dataset's table, its index key, the prediction and a journal int (tools/bench_scale.py).
+- `--mcq-mode logits|continuation` (vlmkit.run.likelihood): MCQ and Y/N rows are answered by the local model's
+  likelihood methods in run_local's batches instead of generate; refused in one line before anything runs for
+  another kind of dataset or a model without them; the mode is part of the journal's fingerprint.
 - With a judge (vlmkit.run.judge) its server is probed before any model is asked anything; each pair's judge
   calls are journalled in `judge.jsonl`; a judge that stops (unreachable, refusing) stops the pair in one line, and
   rows whose judge call failed make the pair partial (asked again on the next run).
@@ -64,6 +67,7 @@ from vlmkit.run.failures import (
 from vlmkit.run.resume import differences, run_fingerprint, same_request, same_settings, set_aside_stale
 from vlmkit.core.model_calls import ModelCallError
 from vlmkit.run.inference import Task, prompt_failure_record, run_api, run_local
+from vlmkit.run import likelihood
 from vlmkit.run.journal import Journal, JournalRecords, MergedRecords, index_keys
 from vlmkit.run.pending import PROMPT_ERRORS, PendingTasks, row_lines
 from vlmkit.run.judge import JudgeOptions, RunJudge
@@ -115,6 +119,7 @@ class RunOptions:
     shard: Shard | str | None = None  # --shard I/N: infer shard I of N alone, score nothing (vlmkit.run.shards)
     merge: bool = False  # --merge: score when every row has an answer in some journal (with --shard: if the last)
     barrier_timeout: float = DEFAULT_BARRIER_TIMEOUT_S  # torchrun: seconds rank 0 waits for the others after a pair
+    mcq_mode: str = "generate"  # MCQ/Y/N by generation, or by likelihood: logits | continuation (vlmkit.run.likelihood)
 
     def check(self) -> None:
         """ConfigError (one line naming the flag) for a value that cannot work."""
@@ -125,6 +130,7 @@ class RunOptions:
         for flag, value in (("--limit", self.limit), ("--nproc", self.nproc), ("--batch-size", self.batch_size)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{flag} must be a whole number, 1 or more; got {value!r}")
+        likelihood.check_mode(self.mcq_mode)
         if isinstance(self.shard, str):
             self.shard = parse_shard(self.shard)
         if (isinstance(self.barrier_timeout, bool) or not isinstance(self.barrier_timeout, (int, float))
@@ -200,6 +206,8 @@ class Runner:
         if self.judge is not None and self.judge.secret:
             self._secrets.add(self.judge.secret)
         built = self.build_datasets(datasets, custom or [])
+        if self.options.mode != "eval":
+            self._check_mcq_mode(specs, built)  # one line before anything is asked
         if self.judge is not None:
             self.judge.start()  # JudgeStopped: a dead judge is found before any model is asked anything
             print(f"judge: {self.judge.name} at {self.judge.settings()['base_url']}", flush=True)
@@ -266,7 +274,7 @@ class Runner:
 
         rank, world = rank_world()
         shard = self._shard()
-        fingerprint = run_fingerprint(spec.name, spec.target, spec.kwargs, dataset)
+        fingerprint = run_fingerprint(spec.name, spec.target, spec.kwargs, dataset, self.options.mcq_mode)
         journal = Journal(run_dir / self._journal_name(shard), fingerprint, secrets=self._secrets,
                           shard=shard.pair if shard is not None else None)
         notes: list[str] = []
@@ -424,6 +432,8 @@ class Runner:
         records = self._all_records(journal.path.parent, journal, overlapping=shard)
         positions = shard.positions(len(keys)) if shard is not None else range(len(keys))
         build = self._prompter(spec, dataset)
+        if self.options.mcq_mode != "generate":  # each task carries the options its row is scored on
+            build = _with_choices(build, dataset.kind)
         pending = array("q")  # positions to ask: the tasks themselves are built again as they are sent
         unbuildable: list[dict[str, Any]] = []
         changed: list[Any] = []
@@ -467,8 +477,10 @@ class Runner:
                 run_api(model, tasks, journal, dataset=dataset.name, nproc=self.options.nproc, desc=label,
                         progress=self.options.progress, watch=FirstFailures(len(tasks)).check)
             elif model is not None:  # a local model sorts its tasks by length: they are built here
+                mode = self.options.mcq_mode
+                ask = None if mode == "generate" else likelihood.ask_batch(model.inner, mode, dataset.name)
                 run_local(model, list(tasks), journal, dataset=dataset.name, batch_size=self._batch_size(spec),
-                          desc=label, progress=self.options.progress)
+                          desc=label, progress=self.options.progress, ask=ask)
         return notes
 
     # Helpers ------------------------------------------------------------------------------------------------
@@ -557,10 +569,27 @@ class Runner:
         return {"servers": counts()} if callable(counts) else {}
 
     @staticmethod
-    def _task(build: Callable[[dict[str, Any]], list[Any]], dataset: Dataset, line: dict[str, Any]) -> Task:
-        msgs = build(line)
+    def _task(build: Callable[[dict[str, Any]], Any], dataset: Dataset, line: dict[str, Any]) -> Task:
+        built = build(line)
+        msgs, choices = built if isinstance(built, _WithChoices) else (built, None)
         params = dataset.generation_params(line)
-        return Task(index=line["index"], msgs=msgs, target=line.get("answer"), params=params or None)
+        return Task(index=line["index"], msgs=msgs, target=line.get("answer"), params=params or None, choices=choices)
+
+    def _check_mcq_mode(self, specs: Sequence[ModelSpec], datasets: Sequence[Dataset]) -> None:
+        """--mcq-mode logits|continuation: ConfigError (one line) for a dataset that is not MCQ or Y/N, or a model
+        without the likelihood method (a served model: not available yet)."""
+        mode = self.options.mcq_mode
+        if mode == "generate":
+            return
+        for dataset in datasets:
+            why = likelihood.refusal(mode, dataset=dataset.name, kind=getattr(dataset, "kind", None))
+            if why:
+                raise ConfigError(why)
+        for spec in specs:
+            cls = None if spec.is_api else import_target(spec.target, what=f"model {spec.name!r}")
+            why = likelihood.refusal(mode, model=spec.name, model_class=cls, served=spec.is_api)
+            if why:
+                raise ConfigError(why)
 
     def _all_records(self, run_dir: Path, own: Journal, *, any_settings: bool = False,
                      notes: list[str] | None = None, overlapping: Shard | None = None,
@@ -643,7 +672,7 @@ class Runner:
             judge = {"name": None, "note": "rules only (no --judge): answers no rule could read count as misses"}
         else:
             judge = {**self.judge.settings(), **(outcome.judge or {})}
-        return results_document(
+        document = results_document(
             outcome, dataset.info(), records, keys, started=started, duration=duration,
             truncated_cells=truncated_cells, argv=redacted_argv(sys.argv, self._secrets),
             model={"name": spec.name, "target": spec.target, "kwargs": spec.public_kwargs(),
@@ -654,9 +683,29 @@ class Runner:
                  "prompt_style": self.options.prompt_style,
                  "prompts_from": self._prompts_from.get((spec.name, dataset.name)),  # None: no inference this run
                  "vlmevalkit_prompts_from": self._vlmevalkit_prompts_from.get((spec.name, dataset.name)),
+                 "mcq_mode": self.options.mcq_mode,
                  **self._servers(model)},
             judge=judge, usage=usage,
         )
+        if self.options.mcq_mode != "generate" and isinstance(document.get("scoring"), dict):
+            answers = list(dataset.data["answer"].iloc[: len(keys)]) if "answer" in dataset.data else [None] * len(keys)
+            document["scoring"]["likelihood"] = likelihood.likelihood_summary(self.options.mcq_mode, records, keys,
+                                                                              answers)
+        return document
+
+
+class _WithChoices(tuple):
+    """(msgs, choices): what a likelihood run's prompt builder returns for a row (`_with_choices`)."""
+
+
+def _with_choices(build: Callable[[dict[str, Any]], list[Any]], kind: str) -> Callable[[dict[str, Any]], Any]:
+    """A prompt builder whose rows also carry the options they are scored on (vlmkit.run.likelihood.row_choices);
+    a row whose options cannot be read fails alone, as a prompt that cannot be built."""
+
+    def build_with_choices(line: dict[str, Any]) -> _WithChoices:
+        return _WithChoices((build(line), likelihood.row_choices(kind, line)))
+
+    return build_with_choices
 
 
 class _ByKey:
