@@ -8,12 +8,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import pandas as pd
-
-from vlmkit.judging import Judge
-from vlmkit.scoring.result import EvalResult
-
-from datasets_tsv.kinds.base import DatasetError, TSVDataset
+from datasets_tsv.kinds.base import TSVDataset
+from datasets_tsv.kinds.rule_scored import OwnRuleScoring
 
 PROMPT_TEMPLATE = (
     "All spatial relationships are defined from the viewer's perspective, where 'front' means closer to the viewer and "
@@ -24,8 +20,10 @@ PROMPT_TEMPLATE = (
 )
 
 
-class GroundingMEDataset(TSVDataset):
+class GroundingMEDataset(OwnRuleScoring, TSVDataset):
     """GroundingME (module docstring)."""
+
+    rule_scorer: ClassVar[str] = "groundingme"
 
     kind: ClassVar[str] = "vqa"
     answer_columns: ClassVar[tuple[str, ...]] = ("answer", "width", "height", "subtask_l1")
@@ -33,16 +31,3 @@ class GroundingMEDataset(TSVDataset):
     def prompt_text(self, line: dict[str, Any]) -> str:
         return PROMPT_TEMPLATE.format(description=self.text(line, "question"))
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
-        from vlmkit.scoring.benchmarks.groundingme import score_groundingme
-
-        try:
-            result = score_groundingme(df)
-        except ValueError as exc:
-            raise DatasetError(f"{self.tsv_path}: {exc}") from None
-        if judge is not None:
-            result.notes.append(f"VLMEvalKit scores {self.name} by its rules only; the judge given was not asked")
-        return result
-
-    def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "groundingme"}

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import pandas as pd
-
-from vlmkit.judging import Judge
-from vlmkit.scoring.result import EvalResult
-
-from datasets_tsv.kinds.base import DatasetError, TSVDataset
+from datasets_tsv.kinds.base import TSVDataset
+from datasets_tsv.kinds.rule_scored import OwnRuleScoring
 
 _FINAL = ("- If the answer can be expressed as a whole number (integer), provide it as an integer\n")
 _CLOSE = ('Please think step by step. After your reasoning, output your final answer on a new line starting with '
@@ -30,8 +26,10 @@ EXPLICIT_PROMPT = ("You are an expert at solving mathematical word problems. Ple
 MODES = ("visual_implicit", "visual_explicit")
 
 
-class GSM8KVDataset(TSVDataset):
+class GSM8KVDataset(OwnRuleScoring, TSVDataset):
     """GSM8K-V (module docstring)."""
+
+    rule_scorer: ClassVar[str] = "gsm8k_v"
 
     kind: ClassVar[str] = "vqa"
     answer_columns: ClassVar[tuple[str, ...]] = ("answer",)
@@ -47,17 +45,6 @@ class GSM8KVDataset(TSVDataset):
         if self.mode == "visual_explicit":
             return EXPLICIT_PROMPT.format(self.text(line, "modify_scene_related_question"))
         return IMPLICIT_PROMPT
-
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
-        from vlmkit.scoring.benchmarks.gsm8k_v import score_gsm8k_v
-
-        try:
-            result = score_gsm8k_v(df)
-        except ValueError as exc:
-            raise DatasetError(f"{self.tsv_path}: {exc}") from None
-        if judge is not None:
-            result.notes.append(f"VLMEvalKit scores {self.name} by its rules only; the judge given was not asked")
-        return result
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": "gsm8k_v", "mode": self.mode}

@@ -7,32 +7,17 @@ rule (yes/no, letter, integer or exact match by the row's `type`; accuracy and d
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-import pandas as pd
-
-from vlmkit.judging import Judge
-from vlmkit.scoring.result import EvalResult
-
-from datasets_tsv.kinds.base import DatasetError, TSVDataset
+from datasets_tsv.kinds.base import TSVDataset
+from datasets_tsv.kinds.rule_scored import OwnRuleScoring
 
 
-class ReasonMapPlusDataset(TSVDataset):
+class ReasonMapPlusDataset(OwnRuleScoring, TSVDataset):
     """ReasonMap-Plus (module docstring)."""
+
+    rule_scorer: ClassVar[str] = "reasonmap_plus"
 
     kind: ClassVar[str] = "vqa"
     answer_columns: ClassVar[tuple[str, ...]] = ("answer", "type", "difficulty_city")
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
-        from vlmkit.scoring.benchmarks.reasonmap_plus import score_reasonmap_plus
-
-        try:
-            result = score_reasonmap_plus(df)
-        except ValueError as exc:
-            raise DatasetError(f"{self.tsv_path}: {exc}") from None
-        if judge is not None:
-            result.notes.append(f"VLMEvalKit scores {self.name} by its rules only; the judge given was not asked")
-        return result
-
-    def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "reasonmap_plus"}

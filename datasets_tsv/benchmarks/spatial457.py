@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import pandas as pd
-
 from vlmkit.core.message import Part
-from vlmkit.judging import Judge
-from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.kinds.base import DatasetError, TSVDataset
+from datasets_tsv.kinds.rule_scored import OwnRuleScoring
 
 _LEAD = ("You are an intelligent chatbot designed to answer questions based on an image. Your task is to analyze the "
          "images, identify attributes of ")  # fmt: skip
@@ -54,8 +51,10 @@ ANSWER_FORMAT = (
 )  # fmt: skip
 
 
-class Spatial457Dataset(TSVDataset):
+class Spatial457Dataset(OwnRuleScoring, TSVDataset):
     """Spatial457 (module docstring)."""
+
+    rule_scorer: ClassVar[str] = "spatial457"
 
     kind: ClassVar[str] = "vqa"
     prompt_columns: ClassVar[tuple[str, ...]] = ("question", "category")
@@ -70,16 +69,3 @@ class Spatial457Dataset(TSVDataset):
                 *({"type": "image", "value": p} for p in self._images_at(pos)),
                 {"type": "text", "value": self.text(row, "question")}, {"type": "text", "value": ANSWER_FORMAT}]
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
-        from vlmkit.scoring.benchmarks.spatial457 import score_spatial457
-
-        try:
-            result = score_spatial457(df)
-        except ValueError as exc:
-            raise DatasetError(f"{self.tsv_path}: {exc}") from None
-        if judge is not None:
-            result.notes.append(f"VLMEvalKit scores {self.name} by its rules only; the judge given was not asked")
-        return result
-
-    def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "spatial457"}

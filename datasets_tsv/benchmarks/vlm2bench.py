@@ -9,16 +9,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import pandas as pd
-
-from vlmkit.judging import Judge
-from vlmkit.scoring.result import EvalResult
-
-from datasets_tsv.kinds.base import DatasetError, TSVDataset
+from datasets_tsv.kinds.base import TSVDataset
+from datasets_tsv.kinds.rule_scored import OwnRuleScoring
 
 
-class VLM2BenchDataset(TSVDataset):
+class VLM2BenchDataset(OwnRuleScoring, TSVDataset):
     """VLM2Bench (module docstring)."""
+
+    rule_scorer: ClassVar[str] = "vlm2bench"
 
     kind: ClassVar[str] = "vqa"
     answer_columns: ClassVar[tuple[str, ...]] = ("answer", "category")
@@ -26,16 +24,3 @@ class VLM2BenchDataset(TSVDataset):
     def prompt_text(self, line: dict[str, Any]) -> str:
         return f"Question: {self.text(line, 'question')}\n"
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
-        from vlmkit.scoring.benchmarks.vlm2bench import score_vlm2bench
-
-        try:
-            result = score_vlm2bench(df)
-        except ValueError as exc:
-            raise DatasetError(f"{self.tsv_path}: {exc}") from None
-        if judge is not None:
-            result.notes.append(f"VLMEvalKit scores {self.name} by its rules only; the judge given was not asked")
-        return result
-
-    def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "vlm2bench"}

@@ -8,32 +8,17 @@ VLMEvalKit asks no judge.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-import pandas as pd
-
-from vlmkit.judging import Judge
-from vlmkit.scoring.result import EvalResult
-
-from datasets_tsv.kinds.base import DatasetError, TSVDataset
+from datasets_tsv.kinds.base import TSVDataset
+from datasets_tsv.kinds.rule_scored import OwnRuleScoring
 
 
-class VLRMBenchDataset(TSVDataset):
+class VLRMBenchDataset(OwnRuleScoring, TSVDataset):
     """VLRMBench (module docstring)."""
+
+    rule_scorer: ClassVar[str] = "vlrmbench"
 
     kind: ClassVar[str] = "vqa"
     answer_columns: ClassVar[tuple[str, ...]] = ("category",)  # and answer / task_gt by category (the scorer says)
 
-    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
-        from vlmkit.scoring.benchmarks.vlrmbench import score_vlrmbench
-
-        try:
-            result = score_vlrmbench(df)
-        except ValueError as exc:
-            raise DatasetError(f"{self.tsv_path}: {exc}") from None
-        if judge is not None:
-            result.notes.append(f"VLMEvalKit scores {self.name} by its rules only; the judge given was not asked")
-        return result
-
-    def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "vlrmbench"}

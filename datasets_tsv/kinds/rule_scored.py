@@ -13,7 +13,7 @@ A judge given to the run is not asked (the rule scores every row); results.json 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
@@ -21,7 +21,7 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.ids import load_benchmark_scorer, require_benchmark_scorer
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.kinds.base import TSVDataset
+from datasets_tsv.kinds.base import DatasetError, TSVDataset
 
 RULE_KINDS = ("mcq", "yorn", "vqa", "caption", "other")
 
@@ -55,10 +55,33 @@ class RuleScoredDataset(TSVDataset):
         return self.text(line, "question") + self.suffix
 
     def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
-        result: EvalResult = load_benchmark_scorer(self.scorer)(df, **self.scorer_options)
-        if judge is not None:
-            result.notes.append(f"{self.name} is scored by its rule only; the judge given was not asked")
-        return result
+        return score_by_rule(self, self.scorer, df, judge, self.scorer_options)
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": self.scorer, **({"options": self.scorer_options} if self.scorer_options else {})}
+
+
+def score_by_rule(dataset: TSVDataset, scorer: str, df: pd.DataFrame, judge: Judge | None,
+                  options: Mapping[str, Any] | None = None) -> EvalResult:
+    """`score_<scorer>(df, **options)` from vlmkit.scoring.benchmarks.<scorer>; a ValueError from the rule (a target it
+    cannot read) is one line naming the TSV; a judge given to the run is not asked, and the result says so."""
+    try:
+        result: EvalResult = load_benchmark_scorer(scorer)(df, **dict(options or {}))
+    except ValueError as exc:
+        raise DatasetError(f"{dataset.tsv_path}: {exc}") from None
+    if judge is not None:
+        result.notes.append(f"{dataset.name} is scored by its rule only; the judge given was not asked")
+    return result
+
+
+class OwnRuleScoring:
+    """For a benchmark class that writes its own prompt and is scored by its rule module
+    (vlmkit.scoring.benchmarks.<rule_scorer>): put it before TSVDataset in the bases and name `rule_scorer`."""
+
+    rule_scorer: ClassVar[str]
+
+    def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
+        return score_by_rule(self, self.rule_scorer, df, judge)  # type: ignore[arg-type]
+
+    def scorer_params(self) -> dict[str, Any]:
+        return {"scorer": self.rule_scorer}
