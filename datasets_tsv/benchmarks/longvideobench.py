@@ -29,7 +29,7 @@ from vlmkit.scoring.kinds.video_mcq import candidate_list, score_longvideobench
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
 
 QUESTIONS = "lvb_val.json"
 ANSWER_TAIL = "\nAnswer with the option's letter from the given choices directly."
@@ -70,15 +70,8 @@ class LongVideoBench(SnapshotVideoDataset):
 
     def _read_table(self) -> pd.DataFrame:
         path = self.snapshot / QUESTIONS
-        if not path.is_file():
-            raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
-                               f"({self.layout})")
-        try:
-            items = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise DatasetError(f"{path}: not JSON ({exc})") from None
-        if not isinstance(items, list):
-            raise DatasetError(f"{path}: expected a list of questions")
+        items = snapshot_json(path, questions=True, missing=f"expected the {self.repo_id} snapshot in "
+                                                            f"{self.snapshot} ({self.layout})")
         return pd.DataFrame([_row(item, pos, str(path)) for pos, item in enumerate(items)])
 
     def video_file(self, line: dict[str, Any]) -> Path:

@@ -28,7 +28,7 @@ from vlmkit.scoring.kinds.video_mcq import candidate_list, mvbench_target
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
 
 SYSTEM = ("Carefully watch this video and pay attention to every detail. "
           "Based on your observations, select the best option that accurately addresses the question.")
@@ -83,15 +83,8 @@ class MLVUMCQ(SnapshotVideoDataset):
         rows = []
         for task, file, folder in TASKS:
             path = self.snapshot / "MLVU" / "json" / file
-            if not path.is_file():
-                raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
-                                   f"({self.layout})")
-            try:
-                items = json.loads(path.read_text(encoding="utf-8"))
-            except ValueError as exc:
-                raise DatasetError(f"{path}: not JSON ({exc})") from None
-            if not isinstance(items, list):
-                raise DatasetError(f"{path}: expected a list of questions")
+            items = snapshot_json(path, questions=True, missing=f"expected the {self.repo_id} snapshot in "
+                                                                f"{self.snapshot} ({self.layout})")
             rows += [_row(task, folder, item, f"{path}: item {i}") for i, item in enumerate(items)]
         table = pd.DataFrame(rows, columns=["task_type", "prefix", "duration", "video", "question", "candidates",
                                             "answer"])

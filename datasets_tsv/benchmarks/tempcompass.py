@@ -30,7 +30,7 @@ from vlmkit.scoring.kinds.video_mcq import candidate_list
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
 
 TASKS = ("multi-choice", "caption_matching")  # VLMEvalKit's type_data_list order
 CLOSING = "\nPlease directly give the best option:"
@@ -46,13 +46,7 @@ NOTE_FRAMES = (
 def _items(snapshot: Path, task: str, layout: str) -> tuple[list[Any], Path]:
     path = snapshot / f"{task}.json"
     if path.is_file():
-        try:
-            items = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise DatasetError(f"{path}: not JSON ({exc})") from None
-        if not isinstance(items, list):
-            raise DatasetError(f"{path}: expected a list of questions")
-        return items, path
+        return snapshot_json(path, questions=True), path
     parquet = snapshot / task / "test-00000-of-00001.parquet"
     if not parquet.is_file():
         raise DatasetError(f"{path}: not found (nor {parquet}); expected the lmms-lab/TempCompass snapshot in "

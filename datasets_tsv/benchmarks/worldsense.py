@@ -30,7 +30,7 @@ from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.benchmarks.videomme import FRAMES_PROMPT
 from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
 
 QUESTIONS = "worldsense_qa.json"
 INSTRUCTION = ("Carefully watch this video and pay attention to every detail. "
@@ -81,13 +81,7 @@ class WorldSense(SnapshotVideoDataset):
 
     def _read_table(self) -> pd.DataFrame:
         path = self.snapshot / QUESTIONS
-        if not path.is_file():
-            raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
-                               f"({self.layout})")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise DatasetError(f"{path}: not JSON ({exc})") from None
+        data = snapshot_json(path, missing=f"expected the {self.repo_id} snapshot in {self.snapshot} ({self.layout})")
         return pd.DataFrame(_rows(data, str(path)))
 
     def video_file(self, line: dict[str, Any]) -> Path:

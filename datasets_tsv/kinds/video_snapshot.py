@@ -62,6 +62,20 @@ def find_snapshot(repo_id: str, revision: str = "main", cache: Path | None = Non
     return folder if folder.is_dir() else None
 
 
+def snapshot_json(path: Path, *, questions: bool = False, missing: str | None = None) -> Any:
+    """A snapshot's JSON file, read; one line naming the file when it is missing (`missing`: what the snapshot should
+    hold there), not JSON, or (`questions`) not a list of questions."""
+    if not path.is_file():
+        raise DatasetError(f"{path}: not found" + (f"; {missing}" if missing else ""))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise DatasetError(f"{path}: not JSON ({exc})") from None
+    if questions and not isinstance(data, list):
+        raise DatasetError(f"{path}: expected a list of questions")
+    return data
+
+
 class SnapshotVideoDataset(TableRows):
     """A video MCQ benchmark read from a local snapshot folder (module docstring).
 
