@@ -52,6 +52,7 @@ OPTION_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 TEXT_COLUMNS = frozenset({"question", "hint", "answer", *OPTION_LETTERS})
 TABLE_SKIP = "image"  # the column the table leaves out
 IMAGE_COLUMNS = ("image", "image_path")  # a TSV with neither is text
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3
 READING_NOTE = "cells reading None/NA/nan are text, not missing (VLMEvalKit drops such options)"
 
 
@@ -97,10 +98,11 @@ class TSVDataset(TableRows):
             raise DatasetError(f"{name}: image_folder {exc}") from None
         self.has_images = True  # set from the header by _read_table
         self.file_md5, self.data = self._load()
-        self._keys = [index_key(v) for v in self.data["index"]]
-        self._position = self._positions()
-        self._records: list[dict[str, Any]] | None = None
-        self._image_files: list[list[str]] | None = None if self.has_images else [[] for _ in self._keys]
+        self._int_index: pd.Index | None = None  # the rows' positions by index when every index is an integer
+        self._position: dict[str, int] | None = None  # by index_key otherwise (see _index_rows)
+        self._index_rows()
+        self._records: Any = _ColumnRows.of(self.data)  # TableRows.line's rows, read from the columns when asked
+        self._image_files: list[list[str]] | None = None  # a text TSV has none: _images_at says [] without a list
         self._image_error: str | None = None  # why the image pass failed, said again without another pass
         self._lock = threading.Lock()
 
@@ -197,13 +199,48 @@ class TSVDataset(TableRows):
             raise DatasetError(f"{path}: row {missing[0]}, field index: empty")
         return data
 
-    def _positions(self) -> dict[str, int]:
+    def _index_rows(self) -> None:
+        """Make rows findable by index, refusing a repeated one (the first repeat named with the row it repeats).
+
+        An integer `index` column (the usual one) is found through a pandas Index over the table's own int64 values
+        (its hash table: about 16-32 bytes a row); any other, through a dict from `index_key` to position (a key
+        string and a dict entry a row, about 150 bytes). A text TSV keeps no image list a row either."""
+        column = self.data["index"]
+        if column.dtype == np.int64 and len(column):
+            values = column.to_numpy()
+            if -(2**53) < values.min() and values.max() < 2**53:  # index_key(v) is then str(v)
+                index = pd.Index(values, copy=False)
+                if not index.is_unique:
+                    pos = int(np.flatnonzero(index.duplicated())[0])
+                    first = int(np.flatnonzero(values == values[pos])[0])
+                    raise DatasetError(f"{self.tsv_path}: row {pos}, field index: {values[pos]} repeats row {first}")
+                self._int_index = index
+                return
         position: dict[str, int] = {}
-        for pos, key in enumerate(self._keys):
+        for pos, key in enumerate(self._index_keys()):
             if key in position:
                 raise DatasetError(f"{self.tsv_path}: row {pos}, field index: {key} repeats row {position[key]}")
             position[key] = pos
-        return position
+        self._position = position
+
+    def _index_keys(self) -> list[str]:
+        """Every row's `index_key`, in order (built when asked: the image pass checks its rows against them)."""
+        return [index_key(v) for v in self.data["index"]]
+
+    def _position_of(self, key: str) -> int | None:
+        """The position of the row whose `index_key` is `key`; None when there is none."""
+        if self._position is not None:
+            return self._position.get(key)
+        try:
+            number = int(key)
+        except ValueError:
+            return None
+        if str(number) != key or self._int_index is None:
+            return None
+        try:
+            return int(self._int_index.get_loc(number))
+        except KeyError:
+            return None
 
     # -- rows (len, line, repr: datasets_tsv.io.table) ---------------------------------------------------------------
     @property
@@ -219,13 +256,14 @@ class TSVDataset(TableRows):
             return pos, self.line(pos)
         if "index" not in line:
             raise DatasetError(f"{self.name}: a line given as a dict needs its `index`")
-        key = index_key(line["index"])
-        if key not in self._position:
+        pos = self._position_of(index_key(line["index"]))
+        if pos is None:
             raise DatasetError(f"{self.tsv_path}: no row with index {line['index']!r}")
-        return self._position[key], line
+        return pos, line
 
     def _where(self, line: dict[str, Any], field: str) -> str:
-        pos = self._position.get(index_key(line.get("index")), "?")
+        pos = self._position_of(index_key(line.get("index")))
+        pos = "?" if pos is None else pos
         return f"{self.tsv_path}: row {pos} (index {line.get('index')}), field {field}"
 
     def text(self, line: dict[str, Any], field: str) -> str:
@@ -244,10 +282,10 @@ class TSVDataset(TableRows):
         with self._lock:
             if self._image_error is not None:
                 raise DatasetError(self._image_error)
-            if self._image_files is None:
+            if self._image_files is None and self.has_images:
                 try:
                     self._image_files = decode_images(
-                        self.tsv_path, self.image_root, index_keys=self._keys, progress=self.progress,
+                        self.tsv_path, self.image_root, index_keys=self._index_keys(), progress=self.progress,
                         tsv_md5=self._settled_md5(),
                     )
                 except DataError as exc:
@@ -270,6 +308,8 @@ class TSVDataset(TableRows):
         return self._images_at(pos)
 
     def _images_at(self, pos: int) -> list[str]:
+        if not self.has_images:
+            return []
         if self._image_files is None:
             self.prepare_images()
         return list(self._image_files[pos])  # type: ignore[index]
@@ -302,7 +342,9 @@ class TSVDataset(TableRows):
             if column not in predictions.columns:
                 what = "the predictions" if column == "prediction" else str(self.tsv_path)
                 raise DatasetError(f"{what}: missing column `{column}`, needed to evaluate {self.name}")
-        return self._score(predictions.copy(), fuzzy=fuzzy, judge=judge)
+        # shallow under pandas 3: its copy-on-write (always on) keeps a scorer's changes to its table from reaching
+        # the caller's without a second copy of every cell; pandas 2 needs the deep copy for that
+        return self._score(predictions.copy(deep=not _COPY_ON_WRITE), fuzzy=fuzzy, judge=judge)
 
     def _score(self, df: pd.DataFrame, *, fuzzy: bool, judge: Judge | None = None) -> EvalResult:
         raise NotImplementedError(f"{type(self).__name__} has no scorer")
@@ -328,3 +370,39 @@ class TSVDataset(TableRows):
             "scorer_reason": self.scorer_reason,
             "notes": list(self.notes),
         }
+
+
+class _ColumnRows:
+    """The table's rows as `TableRows.line` reads them (`_records[i]`), each built from the columns when asked:
+    a million rows of dicts kept for the run would be ~450 bytes a row. Each column is a numpy number, bool or
+    object column or text whose missing value is NaN, so `item(i)` is the very value `Series.tolist()` (the list
+    `TableRows` builds from) gives: the text column's own objects, numbers as Python numbers, NaN for a gap."""
+
+    def __init__(self, names: list[Any], items: list[Any]) -> None:
+        self._names = names
+        self._items = items
+
+    @classmethod
+    def of(cls, data: pd.DataFrame) -> _ColumnRows | None:
+        """The rows of `data`; None when a column is of another kind (TableRows then builds its records)."""
+        if not data.columns.is_unique or not all(_by_item(dtype) for dtype in data.dtypes):
+            return None
+        arrays = [data.iloc[:, j].to_numpy() for j in range(data.shape[1])]  # the columns' own arrays, no copy
+        return cls(list(data.columns), [array.item for array in arrays])
+
+    def __len__(self) -> int:
+        return 0 if not self._items else len(self._items[0].__self__)
+
+    def __getitem__(self, i: int) -> dict[str, Any]:
+        return {name: item(i) for name, item in zip(self._names, self._items)}
+
+
+def _by_item(dtype: Any) -> bool:
+    """A column whose numpy form's `item(i)` is the value `Series.tolist()` gives."""
+    return (isinstance(dtype, np.dtype) and dtype.kind in "iufbO") or _nan_text(dtype)
+
+
+
+def _nan_text(dtype: Any) -> bool:
+    """pandas' default text dtype, whose missing value is NaN (its numpy form holds the cells' own objects)."""
+    return isinstance(dtype, pd.StringDtype) and isinstance(dtype.na_value, float) and np.isnan(dtype.na_value)

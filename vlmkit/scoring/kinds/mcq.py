@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -139,13 +140,16 @@ def _judge_rows(
     methods: list[str],
     hits: np.ndarray,
     targets: list[str | None],
-    options: list[dict[str, str]],
-    answers: list[str],
+    row_input: Callable[[int], tuple[dict[str, str], str]],
     asked: dict[str, Judged],
 ) -> dict[int, Judged]:
     """The judge's verdicts, by row position, for the rows the rules could not read (module docstring); `asked`
-    gets each verdict by its prompt."""
-    ask = [i for i, m in enumerate(methods) if m == "unparsed" and targets[i] is not None and answers[i].strip()]
+    gets each verdict by its prompt. `row_input(i)`: row i's options and the answer part of its prediction, worked
+    out again for the rule-unparsed rows only (nothing a row is kept for the rows the rules read)."""
+    unparsed = {i: row_input(i) for i, m in enumerate(methods) if m == "unparsed" and targets[i] is not None}
+    options = {i: got[0] for i, got in unparsed.items()}
+    answers = {i: got[1] for i, got in unparsed.items()}
+    ask = [i for i in unparsed if answers[i].strip()]
     if circular and ask:
         groups = _integer_indices(indices) % CIRCULAR_BASE
         lost = {
@@ -196,8 +200,6 @@ def score_mcq(
     methods: list[str] = [""] * n
     row_hits: list[bool] = [False] * n
     row_targets: list[str | None] = [None] * n
-    row_options: list[dict[str, str]] = [{}] * n
-    answers: list[str] = [""] * n  # the answer part of each prediction (what the judge is shown)
     invalid: list[Any] = []
     differs = 0
     target_of: dict[str, str | None] = {}  # _normalise_target of each distinct text answer
@@ -205,7 +207,6 @@ def score_mcq(
     rows = zip(*option_columns) if option_columns else iter(lambda: (), None)
     for i, texts in zip(range(n), rows):
         options = {letter: text for letter, text in zip(letters, texts) if text is not None}
-        row_options[i] = options
         raw = targets[i]
         if type(raw) is str:
             target = target_of.get(raw, _UNSET)
@@ -226,7 +227,7 @@ def score_mcq(
         if VLMEVALKIT_FAIL_MARKER in pred:
             methods[i] = INFERENCE_ERROR
             continue
-        letter, method, answers[i], vlm = read_row(pred, options)
+        letter, method, _, vlm = read_row(pred, options)
         extracted[i], methods[i] = letter, method
         row_hits[i] = target is not None and letter == target
         if letter != (None if vlm == NO_OPTION else vlm):
@@ -237,8 +238,12 @@ def score_mcq(
     judged: dict[int, Judged] = {}
     asked: dict[str, Judged] = {}  # the judge's verdicts by prompt: VLMEvalKit's figure asks no prompt twice
     if judge is not None:
-        judged = _judge_rows(df, judge, judge_prompt, circular, indices, methods, hits, row_targets, row_options,
-                             answers, asked)
+        def row_input(i: int) -> tuple[dict[str, str], str]:  # as the loop above worked them out for row i
+            options = {letter: column[i] for letter, column in zip(letters, option_columns) if column[i] is not None}
+            pred = preds[i]
+            return options, read_row(pred if type(pred) is str else str(pred), options)[2]
+
+        judged = _judge_rows(df, judge, judge_prompt, circular, indices, methods, hits, row_targets, row_input, asked)
         for i, verdict in judged.items():
             methods[i], extracted[i] = verdict.method, verdict.value
             hits[i] = verdict.value is not None and verdict.value == row_targets[i]

@@ -45,6 +45,7 @@ from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, vlmevalkit_cells
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference
 
 _UNREAD: Any = object()
+_READ_POOL = 65_536  # readings kept by (reply, options) at most
 NAN_NOTE = (
     "VLMEvalKit reads {n} reply(ies) as the text `nan` (its xlsx round trip turns an empty reply, `None`, `N/A`, "
     "`NA`, `null`... into NaN); vlmkit reads the reply itself: index {rows}"
@@ -54,9 +55,39 @@ NAN_NOTE = (
 def vlmevalkit_choices(columns: dict[str, Sequence[Any]]) -> list[dict[str, str]]:
     """VLMEvalKit's `build_choices` for every row, from the option columns (letter -> the column's cells) as its
     round trip gives them back: a cell read as NaN is no option, any other is its `str`."""
-    back = {letter: vlmevalkit_cells(list(cells)) for letter, cells in sorted(columns.items())}
+    back = _option_cells(columns)
     n = len(next(iter(back.values()))) if back else 0
-    return [{letter: str(cells[i]) for letter, cells in back.items() if not is_nan_cell(cells[i])} for i in range(n)]
+    return [_choices_at(back, i) for i in range(n)]
+
+
+def _option_cells(columns: dict[str, Sequence[Any]]) -> dict[str, list[Any]]:
+    """Each option column as VLMEvalKit's round trip gives it back, by letter in order. Only a column's distinct
+    cells make the round trip (what pandas reads a column as depends on which values it holds, not how often): an
+    option column repeats a few texts over many rows, and each row then points at one of them."""
+    return {letter: _round_trip_distinct(cells) for letter, cells in sorted(columns.items())}
+
+
+def _round_trip_distinct(cells: Sequence[Any]) -> list[Any]:
+    first: dict[Any, int] = {}  # (type, value) of each distinct cell (None: a missing one) -> its place in `distinct`
+    distinct: list[Any] = []
+    places = []
+    for value in cells:
+        key = None if is_missing(value) else (type(value), value)
+        try:
+            place = first.get(key)
+        except TypeError:  # an unhashable cell: the whole column makes the round trip
+            return vlmevalkit_cells(list(cells))
+        if place is None:
+            place = first[key] = len(distinct)
+            distinct.append(value)
+        places.append(place)
+    back = vlmevalkit_cells(distinct)
+    return [back[place] for place in places]
+
+
+def _choices_at(back: dict[str, list[Any]], i: int) -> dict[str, str]:
+    """VLMEvalKit's `build_choices` for row i of the round-tripped option columns."""
+    return {letter: str(cells[i]) for letter, cells in back.items() if not is_nan_cell(cells[i])}
 
 
 @dataclass
@@ -104,7 +135,7 @@ def figure_rows(
     failed = [is_missing(p) or VLMEVALKIT_FAIL_MARKER in str(p) for p in predictions]
     # a failed call: VLMEvalKit keeps its failure message in the column, which never reads as NaN or a number
     back = vlmevalkit_cells([VLMEVALKIT_FAIL_MARKER if f else p for p, f in zip(predictions, failed)])
-    choices = vlmevalkit_choices(option_columns) if option_columns else [{} for _ in range(n)]
+    back_options = _option_cells(option_columns)
     readings: list[str | None] = [None] * n
     hits = np.zeros(n, dtype=bool)
     texts: list[str | None] = [None] * n
@@ -117,16 +148,21 @@ def figure_rows(
         if is_nan_cell(back[i]) and str(predictions[i]) != "nan":
             nan_rows.append(i)
         texts[i] = text = str(back[i])
-        key = (text, tuple(choices[i].items()))
+        options = _choices_at(back_options, i)
+        key = (text, tuple(options.items()))
         letter = read.get(key, _UNREAD)
         if letter is _UNREAD:
-            letter = read[key] = vlmevalkit_read(text, choices[i]) if choices[i] else None
+            if len(read) >= _READ_POOL:  # distinct replies by the million: a bounded pool, the same readings
+                read.clear()
+            letter = read[key] = vlmevalkit_read(text, options) if options else None
         readings[i] = letter
         hits[i] = letter is not None and letter == gts[i]
     rows = FigureRows(readings, hits, nan_rows)
     if judge is None:
         return rows
-    ask = [i for i in range(n) if texts[i] is not None and readings[i] is None and choices[i]]
+    choices = {i: options for i in range(n) if texts[i] is not None and readings[i] is None
+               for options in (_choices_at(back_options, i),) if options}  # worked out again: none kept a row
+    ask = list(choices)
     if lost_groups is not None and ask:
         lost = {lost_groups[i] for i in range(n)
                 if texts[i] is None or (readings[i] is not None and not hits[i])}  # fmt: skip
