@@ -12,7 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-from tests.support.run_helpers import answer_yes, chat_only, chat_requests, row_of, stderr_lines, write_yorn_tsv
+from tests.support.run_helpers import (answer_yes, chat_only, chat_requests, ctrl_c_as_a_terminal_gives_it, row_of,
+                                       stderr_lines, write_yorn_tsv)
 from tests.support.servers import FaultServer, Recorded, Reply
 
 FAST = {0, 1}
@@ -33,7 +34,7 @@ def test_ctrl_c_journals_what_arrived_and_does_not_wait_for_requests_in_flight(l
         cmd = [sys.executable, "-m", "vlmkit.cli", "run", "--data", "MyYN", "--model", "served", "--api-base",
                server.base_url, "--nproc", "4", "--work-dir", str(work)]
         proc = subprocess.Popen(cmd, env={**os.environ, "LMUData": str(lmu_root)}, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_a_terminal_gives_it)
         try:
             deadline = time.monotonic() + 120  # a generous bound on getting there, not a timing assertion
             while time.monotonic() < deadline and proc.poll() is None:

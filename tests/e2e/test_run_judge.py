@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.run_helpers import chat_only, chat_requests, question_of, row_of, stderr_lines, vlmkit_cli
+from tests.support.run_helpers import (chat_only, chat_requests, ctrl_c_as_a_terminal_gives_it, question_of, row_of,
+                                       stderr_lines, vlmkit_cli)
 from tests.support.run_helpers import write_yorn_tsv
 from tests.support.servers import FaultServer, Recorded, Reply, chat_reply
 
@@ -141,7 +142,7 @@ def test_killed_while_judging_resumes_without_judging_again(yorn: Path, lmu_root
                 "--judge", "judge-m", "--judge-api-base", judge.base_url, "--judge-nproc", "1"]
         proc = subprocess.Popen([sys.executable, "-m", "vlmkit.cli", *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env={**__import__("os").environ,
-                                                                        "LMUData": str(lmu_root)})
+                                                                        "LMUData": str(lmu_root)}, preexec_fn=ctrl_c_as_a_terminal_gives_it)
         journal = work / "served" / "MyYN" / "judge.jsonl"
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

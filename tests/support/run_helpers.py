@@ -85,3 +85,12 @@ def run_served(api_base: str, work: Path, lmu: Path, *extra: str, data: str = "M
     """`vlmkit run --data DATA --model served --api-base URL --work-dir WORK` with $LMUData at lmu."""
     return vlmkit_cli("run", "--data", data, "--model", "served", "--api-base", api_base, "--work-dir", str(work),
                       *extra, env={"LMUData": str(lmu)})
+
+
+def ctrl_c_as_a_terminal_gives_it() -> None:
+    """preexec_fn for a child the test sends SIGINT: the default disposition, so the child's Python raises
+    KeyboardInterrupt as under a terminal. A process started in the background by a non-interactive shell (`cmd &`, as
+    a CI job may start pytest) inherits SIGINT ignored, and Python keeps an inherited SIG_IGN."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
