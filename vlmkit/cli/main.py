@@ -102,6 +102,10 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     shards.add_argument("--merge", action="store_true",
                         help="score the shards' answers (asks nothing) when every row has one, else name the missing "
                              "shards and exit 3; with --shard: run the shard, then score if it finished last")
+    shards.add_argument("--data-parallel", type=int, default=None, metavar="N",
+                        help="local models: N processes on this host, each a --shard i/N with its own GPUs "
+                             "(--tensor-parallel T each: the i-th T of them), then scored here; logs in "
+                             "WORK_DIR/logs; a rerun asks only what is missing (vlmkit.run.data_parallel)")
     shards.add_argument("--barrier-timeout", type=float, default=None, metavar="SECONDS",
                         help="torchrun: how long rank 0 waits for the other ranks after each dataset before naming the "
                              "missing ones (default 1800: 30 min)")
@@ -228,6 +232,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from vlmkit.run.resolve import ModelOptions
     from vlmkit.run.runner import Runner, RunOptions
 
+    given = dict(vars(args))  # as typed, before --config is merged: what --data-parallel's children are given
     custom = _apply_config(args) if args.config else []
     custom += _custom_entries(args)
     if not args.model:
@@ -253,6 +258,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         mcq_mode=args.mcq_mode, shard=args.shard, merge=bool(args.merge),
         **({"barrier_timeout": args.barrier_timeout} if args.barrier_timeout is not None else {}),
     )
+    parallel = None
+    if args.data_parallel not in (None, 1):  # N children `vlmkit run --shard i/N`, then the merge here
+        from vlmkit.run.data_parallel import DataParallel
+
+        parallel = DataParallel.launch(args.data_parallel, given, _run_actions(build_parser()), options,
+                                       model_options, args.model)
+        options.merge = True
     judge = JudgeOptions(name=args.judge, api_base=args.judge_api_base, api_key=args.judge_api_key,
                          nproc=args.judge_nproc, timeout=args.judge_timeout, retries=args.judge_retries)
     # The modules loaded by now live as long as the command: frozen, they are not walked again by every full
@@ -265,6 +277,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return STOPPED
     finally:
         gc.unfreeze()
+    if parallel is not None:  # results.json records data_parallel and tensor_parallel
+        parallel.record(outcomes)
     return report_outcomes(outcomes)
 
 

@@ -61,3 +61,18 @@ def dist_local_rank() -> int:
 def shell_completion_requested() -> bool:
     """Whether the shell is asking for completions (argcomplete's hook sets _ARGCOMPLETE)."""
     return "_ARGCOMPLETE" in os.environ
+
+
+def environment() -> dict[str, str]:
+    """A copy of this process's environment variables: the base of a child process's env= (the children of
+    `vlmkit run --data-parallel N`, vlmkit.run.data_parallel, get it with their own GPUs set)."""
+    return dict(os.environ)
+
+
+def cuda_visible_devices() -> list[str] | None:
+    """The GPUs CUDA_VISIBLE_DEVICES names, as written (indices or UUIDs); None when it is unset (every GPU is
+    visible), [] when it is set empty (none is)."""
+    value = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return None
+    return [part.strip() for part in value.split(",") if part.strip()]

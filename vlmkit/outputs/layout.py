@@ -16,6 +16,7 @@
 
     <work_dir>/.vlmkit-ranks/<launch>/     torchrun's rank markers (start and per-pair arrival; vlmkit.run.distributed):
                                            small files, safe to delete once the run has ended
+    <work_dir>/logs/data_parallel.shard<I>of<N>.log   each child's output under --data-parallel N (appended per start)
 
 The model folder is the model name made safe for a path (`model_folder_name`); the dataset folder is the dataset's
 name as it is.
