@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from tests.support.media_files import frame_colour, write_video
+from tests.support.tsvs import write_tsv
 
 MVBENCH_FILES = {
     "Action Sequence": ("action_sequence.json", "video/star/Charades_v1_480/"),
@@ -274,7 +275,7 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
                       "datasets_tsv.benchmarks.tempcompass", "datasets_tsv.benchmarks.video_holmes",
                       "datasets_tsv.benchmarks.video_tt", "datasets_tsv.benchmarks.worldsense",
                       "datasets_tsv.benchmarks.v2p_bench", "datasets_tsv.benchmarks.mvu_eval"):
-        return None
+        return _minimal_spatial_snapshot(name, folder)
     if name == "VideoMME":
         row = {"video": "one", "duration": "short", "domain": "Knowledge", "sub_category": "Astronomy",
                "task_type": "Counting Problem", "question": "How many?", "candidates": ["A. 1", "B. 2", "C. 3", "D. 4"],
@@ -324,3 +325,45 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
     if name == "MVBenchMP4":
         return write_mvbench_mp4(folder, {"Action Count": [_ONE_QUESTION]}, {"Action Count": "perception/videos/"})
     return None
+
+
+_SPATIAL_OPTIONS = "['A. left', 'B. right']"
+_SPATIAL_ROWS = {  # class -> (its video's path in the snapshot, the TSV row's own fields)
+    "VsiBench": ("arkitscenes/one.mp4", {"question_type": "route_planning", "candidates": _SPATIAL_OPTIONS}),
+    "VsiSuperRecall": ("10mins/one.mp4", {"question_type": "recall", "options": _SPATIAL_OPTIONS}),
+    "VsiSuperCount": ("10mins/one.mp4", {"question_type": "count", "answer": "3"}),
+    "STIBench": ("videos/one.mp4", {"time_start": 0, "time_end": 1, "options": "['left', 'right']",
+                                    "task_type": "Spatial Relation"}),
+    "DSRBench": ("raw_data/dsr-bench/one.mp4", {"options": _SPATIAL_OPTIONS, "task_type": "abs_dir"}),
+    "SiteBenchVideo": ("videos/one.mp4", {"candidates": "['left', 'right']", "category": "counting & existence"}),
+}
+
+
+def _minimal_spatial_snapshot(name: str, folder: Path) -> Path | None:
+    """The one-question snapshot of a spatial video class (datasets_tsv.benchmarks.{vsi_bench, sti_bench, dsr_bench,
+    sitebench_video, revsi, mmsi_video}); the EASI TSV is named after the folder (the catalog test names the folder
+    after the row, and these classes read `<snapshot>/<name>.tsv`). None for any other class."""
+    if name == "ReVSI":
+        write_tsv(folder / "all_frame.tsv", [{"scene_id": "one", "question": "Where is it?",
+                                              "question_type": "route_planning", "ground_truth": "A",
+                                              "options": _SPATIAL_OPTIONS}])
+        (folder / "revsi_videos" / "all_frame").mkdir(parents=True, exist_ok=True)
+        write_clip(folder / "revsi_videos" / "all_frame" / "one.mp4", frames=16)
+        return folder
+    if name == "MMSIVideoBench":
+        write_tsv(folder / f"{folder.name}.tsv", [{
+            "index": 0, "system_prompt": "", "task_prompt": "", "user_prompt": "<video> Where is it?",
+            "format_prompt": "", "image_path": "[['frames/one/00001.jpg']]", "video_fps": 1.0, "ref_images": "[]",
+            "answer": "A", "task_type": "Planning", "sub_task_type": "Planning"}])
+        write_frames_folder(folder / "frames" / "one", frames=1)
+        return folder
+    if name not in _SPATIAL_ROWS:
+        return None
+    video, fields = _SPATIAL_ROWS[name]
+    column = "video_path" if name == "SiteBenchVideo" else "video"
+    row = {"index": 0, "question": "Where is it?", "answer": "A", **fields,
+           column: video.removeprefix("raw_data/dsr-bench/")}
+    write_tsv(folder / f"{folder.name}.tsv", [row])
+    (folder / video).parent.mkdir(parents=True, exist_ok=True)
+    write_clip(folder / video, frames=16)
+    return folder

@@ -14,6 +14,11 @@ Sampling rules (``frame_indices``), for a video of n frames at v frames per seco
   numpy's). fps: VLMEvalKit's MVBench refuses it (``fps_rule=None``); MVBench_MP4 uses the "vlmevalkit" fps rule.
 - ``"centre"`` (vlmkit's earlier rule, kept as an option): the centre of n' equal stretches,
   ``floor((k + 0.5) * n / n')``, with n' = N, or ``round(n / v * F)``, at most n, never a frame twice.
+- ``"linspace"`` (VLMEvalKit's spatial video benchmarks: VSI-SUPER, STI-Bench, DSRBench, SiteBenchVideo, ...):
+  nframe: ``np.linspace(0, n - 1, N, dtype=int)``, i.e. ``int(k * (n - 1) / (N - 1))`` for k = 0..N-1 with the last
+  one n - 1 (N = 1: frame 0); fps: the "vlmevalkit" fps rule.
+- ``"linspace_tail"`` (VSI-Bench's default `uniform_tail`): as "linspace", then frame n - 1 is appended when the
+  last frame taken is not already n - 1 (at nframe only when N = 1; at fps whenever the step misses the last frame).
 
 Timestamps are ``index / v`` seconds. Frames come back as RGB PIL images (``sample_frames``), JPEG data URLs
 (``frame_data_urls``, for APIs) or JPEG files (``frame_files``).
@@ -60,7 +65,7 @@ from vlmkit.core.message import is_url
 _SEEK_GAP = 48  # frames: closer targets are reached by decoding forward, farther ones by seeking
 _FRAMES_META = "frames.json"
 PLAN_SUFFIX = ".frames.json"
-RULES = ("vlmevalkit", "segments", "centre")
+RULES = ("vlmevalkit", "segments", "centre", "linspace", "linspace_tail")
 DECODERS = ("opencv", "pyav")
 FRAME_FILE_SUFFIXES = (".jpg", ".jpeg", ".png")
 DEFAULT_NFRAME = 8  # frames per clip when neither --nframe nor --fps is given (VLMEvalKit's usual 8-frame setting)
@@ -179,6 +184,8 @@ def frame_indices(total_frames: int, video_fps: float, *, nframe: int | None = N
             raise ValueError("sampling by fps needs the video's frame rate, and this video does not state one")
         rule = fps_rule
     last = first + total_frames - 1
+    if rule in ("linspace", "linspace_tail"):
+        return _linspace_indices(total_frames, video_fps, settings, tail=rule == "linspace_tail", first=first)
     if rule == "centre":
         if "nframe" in settings:
             n = min(settings["nframe"], total_frames)
@@ -204,6 +211,26 @@ def frame_indices(total_frames: int, video_fps: float, *, nframe: int | None = N
                              f"{video_fps:g} fps)")
     seg = float(hi - lo) / settings["nframe"]
     return [int(lo + seg / 2 + np.round(seg * k)) for k in range(settings["nframe"])]
+
+
+def _linspace_indices(total_frames: int, video_fps: float, settings: dict[str, Any], *, tail: bool,
+                      first: int) -> list[int]:
+    """The "linspace" and "linspace_tail" rules (module docstring), with numpy.linspace's float arithmetic
+    (k * step + 0.0, the last point set to n - 1) so the truncated indices are VLMEvalKit's."""
+    if "nframe" in settings:
+        count = settings["nframe"]
+        if count == 1:
+            points = [0]
+        else:
+            step = (total_frames - 1) / (count - 1)
+            points = [int(k * step + 0.0) for k in range(count - 1)] + [total_frames - 1]
+    else:
+        required = int(total_frames / video_fps * settings["fps"])
+        step = video_fps / settings["fps"]
+        points = [int(i * step) for i in range(required)]
+    if tail and points and points[-1] != total_frames - 1:
+        points.append(total_frames - 1)
+    return [first + p for p in points]
 
 
 # -- reading ------------------------------------------------------------------------------------------------------
@@ -509,8 +536,8 @@ def sample_frames(path: str | os.PathLike[str], *, nframe: int | None = None, fp
     plan = read_plan(file)
     if plan is not None:
         return _cached(file, plan, settings, decoder)
-    return _sample(file, FramePlan(rule=rule, fps_rule="centre" if rule == "centre" else "vlmevalkit"), settings,
-                   decoder)
+    return _sample(file, FramePlan(rule=rule, fps_rule="vlmevalkit" if rule in ("vlmevalkit", "segments") else rule),
+                   settings, decoder)
 
 
 def _jpeg(image: Image.Image, quality: int) -> bytes:
