@@ -47,17 +47,21 @@ def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: P
 
 def check_frames(spec: ModelSpec, dataset: Dataset) -> None:
     """ConfigError (one line, before anything is asked) when a dataset shows text picked at certain frames (Video-MME's
-    subtitle variants: `subtitle_sampling`) and one of the kit's models would sample other frames."""
+    subtitle variants: `subtitle_sampling`) or whose prompt names the frames the model sees (QBench_Video_MCQ:
+    `prompt_sampling`), and one of the kit's models would sample other frames."""
     refusal = getattr(dataset, "refuses_fps", None)
     if refusal and spec.kwargs.get("fps") is not None and (spec.is_api or spec.is_local):
         raise ConfigError(f"{dataset.name}: {refusal}; run it with --nframe")
-    wanted = dataset.subtitle_sampling
-    if not wanted or not (spec.is_api or spec.is_local):
+    if not (spec.is_api or spec.is_local):
         return
-    fps, nframe = spec.kwargs.get("fps"), spec.kwargs.get("nframe")
-    have = {"fps": float(fps)} if fps is not None else {"nframe": nframe if nframe is not None else DEFAULT_NFRAME}
-    if have != wanted:
-        [(key, value)] = wanted.items()
-        [(got_key, got)] = have.items()
-        raise ConfigError(f"{dataset.name} shows the subtitle lines at {key}={value:g}, but {spec.name} would sample "
-                          f"{got_key}={got:g}: run it with --{key} {value:g}")
+    for wanted, what in ((dataset.subtitle_sampling, "shows the subtitle lines at"),
+                         (getattr(dataset, "prompt_sampling", None), "tells the model in its prompt it sees")):
+        if not wanted:
+            continue
+        fps, nframe = spec.kwargs.get("fps"), spec.kwargs.get("nframe")
+        have = {"fps": float(fps)} if fps is not None else {"nframe": nframe if nframe is not None else DEFAULT_NFRAME}
+        if have != wanted:
+            [(key, value)] = wanted.items()
+            [(got_key, got)] = have.items()
+            raise ConfigError(f"{dataset.name} {what} {key}={value:g}, but {spec.name} would sample "
+                              f"{got_key}={got:g}: run it with --{key} {value:g}")

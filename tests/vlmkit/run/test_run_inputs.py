@@ -55,3 +55,16 @@ def test_frames_must_match_the_subtitles_sampling() -> None:
         check_frames(_spec(LOCAL, nframe=8), _dataset({"nframe": 16}))
     with pytest.raises(ConfigError, match=r"at fps=1, but m would sample nframe="):
         check_frames(_spec(API), _dataset({"fps": 1.0}))
+
+
+def test_frames_must_match_what_the_prompt_names() -> None:
+    """A dataset whose prompt tells the model how many frames it sees (QBench_Video_MCQ: `prompt_sampling`) refuses
+    a model that would sample another count, in one line, before anything is asked."""
+    named = SimpleNamespace(name="QBench_Video_MCQ", subtitle_sampling=None, prompt_sampling={"nframe": 8})
+    check_frames(_spec(API, nframe=8), named)
+    check_frames(_spec(LOCAL), named)  # the default frame count is the one named
+    with pytest.raises(ConfigError, match=r"^QBench_Video_MCQ tells the model in its prompt it sees nframe=8, but m "
+                                          r"would sample nframe=16: run it with --nframe 8$"):
+        check_frames(_spec(API, nframe=16), named)
+    with pytest.raises(ConfigError, match=r"would sample fps=1: run it with --nframe 8$"):
+        check_frames(_spec(LOCAL, fps=1), named)
