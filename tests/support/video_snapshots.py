@@ -270,6 +270,9 @@ def minimal_snapshot(target: str, folder: Path) -> Path | None:
     """The smallest snapshot (one question) the video catalog class `target` ("module:Class") builds from, for tests
     that build every catalog row (pass it as data_root); None for a class that is not one of these."""
     module, name = target.rsplit(":", 1)
+    made = _snapshot_from_benchmark_tests(module, name, target, folder)
+    if made is not None:
+        return made
     if module not in ("datasets_tsv.benchmarks.videomme", "datasets_tsv.benchmarks.mvbench",
                       "datasets_tsv.benchmarks.longvideobench", "datasets_tsv.benchmarks.mlvu",
                       "datasets_tsv.benchmarks.tempcompass", "datasets_tsv.benchmarks.video_holmes",
@@ -367,3 +370,27 @@ def _minimal_spatial_snapshot(name: str, folder: Path) -> Path | None:
     (folder / video).parent.mkdir(parents=True, exist_ok=True)
     write_clip(folder / video, frames=16)
     return folder
+
+
+def _snapshot_from_benchmark_tests(module: str, name: str, target: str, folder: Path) -> Path | None:
+    """The one-question snapshots that the benchmark test modules write in each benchmark's real layout (imported
+    here, when asked, so that a new benchmark's layout is written once, beside its own tests)."""
+    from tests.datasets_tsv.benchmarks import (test_av_speakerbench, test_cgbench_mcq, test_egoexobench,
+                                               test_mvtamperbench, test_omtgbench, test_qbench_video,
+                                               test_videomme_v2, test_videommmu)
+    from tests.datasets_tsv.benchmarks.test_mmbench_video import minimal_judged_snapshot
+
+    made = minimal_judged_snapshot(target, folder)
+    if made is not None:
+        return made
+    if module == "datasets_tsv.benchmarks.cgbench_mcq":
+        return test_cgbench_mcq.write_one_question(
+            folder, "cgbench_mini.json" if name == "CGBenchMCQGroundingMini" else "cgbench.json")
+    one = {"datasets_tsv.benchmarks.mvtamperbench": test_mvtamperbench.write_one_question,
+           "datasets_tsv.benchmarks.videomme_v2": test_videomme_v2.write_one_question,
+           "datasets_tsv.benchmarks.qbench_video": test_qbench_video.write_one_question,
+           "datasets_tsv.benchmarks.av_speakerbench": test_av_speakerbench.write_one_question,
+           "datasets_tsv.benchmarks.omtgbench": test_omtgbench.write_one_question,
+           "datasets_tsv.benchmarks.videommmu": test_videommmu.write_one_question,
+           "datasets_tsv.benchmarks.egoexobench": test_egoexobench.write_one_question}
+    return one[module](folder) if module in one else None
