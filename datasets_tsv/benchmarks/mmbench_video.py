@@ -111,6 +111,7 @@ class MMBenchVideo(JudgedSnapshotVideo):
         except ValueError as exc:
             raise DatasetError(f"{name}: {exc}") from None
         [(key, value)] = self.sampling.items()
+        self.prompt_sampling = self.sampling  # the prompt names this count: a model sampling another is refused
         self.notes = (NOTE_FRAMES, NOTE_COUNT.format(f"{key}={value:g}"), self.judge_note)
         super().__init__(name, **options)
 

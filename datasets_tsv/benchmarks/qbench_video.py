@@ -61,8 +61,7 @@ class QBenchVideoMCQ(SnapshotVideoDataset):
         if nframe is not None and (not isinstance(nframe, int) or isinstance(nframe, bool) or nframe < 1):
             raise DatasetError(f"{name}: nframe must be a whole number of frames, or null; got {nframe!r}")
         self.nframe = nframe
-        # the frames the prompt names; a run whose model samples others is refused (vlmkit.run.inputs, when it reads
-        # this as it reads subtitle_sampling)
+        # the frames the prompt names; a run whose model samples others is refused (vlmkit.run.inputs.check_frames)
         self.prompt_sampling = {"nframe": nframe} if nframe is not None else None
         super().__init__(name, **options)
 

@@ -61,6 +61,7 @@ class QBenchVideoVQA(JudgedSnapshotVideo):
         if nframe is not None and (not isinstance(nframe, int) or isinstance(nframe, bool) or nframe < 1):
             raise DatasetError(f"{name}: nframe must be a whole number of frames, or null; got {nframe!r}")
         self.nframe = nframe
+        self.prompt_sampling = {"nframe": nframe} if nframe is not None else None  # the count the prompt names
         super().__init__(name, **options)
 
     def _read_table(self) -> pd.DataFrame:
@@ -96,6 +97,7 @@ class QBenchVideo(CombinedSnapshotVideo):
 
     def __init__(self, name: str, *, nframe: int | None = DEFAULT_NFRAME, **options: Any) -> None:
         self.nframe = nframe
+        self.prompt_sampling = {"nframe": nframe} if nframe is not None else None  # the count the prompt names
         super().__init__(name, **options)
 
     def make_parts(self) -> dict[str, SnapshotVideoDataset]:

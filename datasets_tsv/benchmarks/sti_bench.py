@@ -68,6 +68,7 @@ class STIBench(SpatialVideoDataset):
             self.sampling = check_sampling(30 if nframe is None and fps is None else nframe, fps)
         except ValueError as exc:
             raise DatasetError(f"{name}: {exc}") from None
+        self.prompt_sampling = self.sampling  # the prompt's FPS is worked out for it: a model sampling others is refused
         super().__init__(name, **kwargs)
 
     def _read_table(self) -> pd.DataFrame:

@@ -31,6 +31,7 @@ class TableRows:
     scorer_reason: str | None = None  # one line: which scorer and why (set by datasets_tsv.catalog.registry)
     output_format: str | None = None  # "ark": the run also writes Ark's output records (vlmkit.outputs.ark)
     subtitle_sampling: dict[str, float] | None = None  # Video-MME's subtitle variants: the frames they were picked at
+    prompt_sampling: dict[str, float] | None = None  # the frames a prompt tells the model it sees (QBench_Video_MCQ)
 
     def generation_params(self, line: dict[str, Any] | int) -> dict[str, Any] | None:
         """A row's own generation parameters (max_tokens, temperature, ...); None: the run's."""

@@ -99,6 +99,8 @@ class Dataset(Protocol):
     def output_format(self) -> str | None: ...  # "ark": the run also writes Ark's output records
     @property
     def subtitle_sampling(self) -> dict[str, float] | None: ...  # frames the subtitle lines were picked at
+    @property
+    def prompt_sampling(self) -> dict[str, float] | None: ...  # frames the prompt tells the model it sees
 
     def generation_params(self, line: Mapping[str, Any] | int) -> dict[str, Any] | None: ...  # per-row parameters
     def scoring_problem(self) -> str | None: ...  # why this dataset cannot be scored here (a missing library)

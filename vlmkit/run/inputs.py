@@ -55,7 +55,7 @@ def check_frames(spec: ModelSpec, dataset: Dataset) -> None:
     if not (spec.is_api or spec.is_local):
         return
     for wanted, what in ((dataset.subtitle_sampling, "shows the subtitle lines at"),
-                         (getattr(dataset, "prompt_sampling", None), "tells the model in its prompt it sees")):
+                         (dataset.prompt_sampling, "tells the model in its prompt it sees")):
         if not wanted:
             continue
         fps, nframe = spec.kwargs.get("fps"), spec.kwargs.get("nframe")

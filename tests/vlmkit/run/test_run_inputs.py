@@ -39,7 +39,7 @@ def _spec(provider: str, **kwargs) -> ModelSpec:
 
 
 def _dataset(sampling: dict | None) -> SimpleNamespace:
-    return SimpleNamespace(name="Video-MME-sub", subtitle_sampling=sampling)
+    return SimpleNamespace(name="Video-MME-sub", subtitle_sampling=sampling, prompt_sampling=None)
 
 
 def test_frames_must_match_the_subtitles_sampling() -> None:
