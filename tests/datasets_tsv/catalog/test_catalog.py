@@ -67,6 +67,16 @@ def vl_rewardbench_rows() -> list[dict]:
     return [{**row, "response": "['x', 'yy']", "answer": "[0, 1]"} for row in any_shape_rows()]
 
 
+def spbench_rows() -> list[dict]:
+    """SPBench's question type chooses its post-prompt."""
+    return [{**row, "question_type": "object_counting"} for row in any_shape_rows()]
+
+
+def sparbench_rows() -> list[dict]:
+    """SPAR-Bench's task chooses its prompt."""
+    return [{**row, "task": "depth_prediction_oc"} for row in any_shape_rows()]
+
+
 def perceptionbench_rows() -> list[dict]:
     """PerceptionBench's problems place their images with <|image_N|> placeholders."""
     return [{**row, "question": f"Look at <|image_1|> and answer Q{row['index']}."} for row in any_shape_rows()]
@@ -74,6 +84,8 @@ def perceptionbench_rows() -> list[dict]:
 
 SHAPED_ROWS = {  # class -> its rows
     "datasets_tsv.benchmarks.perceptionbench:PerceptionBenchDataset": perceptionbench_rows,
+    "datasets_tsv.benchmarks.spbench:SPBenchDataset": spbench_rows,
+    "datasets_tsv.benchmarks.sparbench:SparBenchDataset": sparbench_rows,
     "datasets_tsv.benchmarks.vl_rewardbench:VLRewardBenchDataset": vl_rewardbench_rows,
     "datasets_tsv.benchmarks.mmoral_opg:MMOralOPGClosedDataset": mmoral_rows,
     "datasets_tsv.benchmarks.spatial457:Spatial457Dataset": spatial457_rows,

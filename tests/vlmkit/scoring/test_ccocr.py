@@ -60,19 +60,19 @@ def test_vlmevalkit_counts_the_last_row_of_a_repeated_image_name():
     assert "image_name" in result.vlmevalkit.notes[0]
 
 
-def test_table_parsing_rows_and_other_categories_are_refused_in_one_line():
-    table = {**row(1, "doc_parsing", "TableScanEng", "<table></table>", "x"), "l2-category": "table"}
-    with pytest.raises(ValueError, match="document parsing of table .* not scored by vlmkit yet"):
-        score_ccocr(pd.DataFrame([table]))
+def test_unknown_parsing_ops_and_other_categories_are_refused_in_one_line():
+    chart = {**row(1, "doc_parsing", "ChartScanEng", "x", "x"), "l2-category": "chart"}
+    with pytest.raises(ValueError, match="document parsing of chart is not CC-OCR's"):
+        score_ccocr(pd.DataFrame([chart]))
     with pytest.raises(ValueError, match="categories vqa are not CC-OCR's"):
         score_ccocr(pd.DataFrame([row(1, "vqa", "X", "x", "x")]))
 
 
 def test_the_ocr_names_are_scorable_by_catalog_name(lmu_root: Path):
     ok = [r.name for r in catalog_rows().values() if r.name.startswith("CCOCR") and r.status == "ok"]
-    assert len(ok) == 35 and all(n.startswith(("CCOCR_MultiLanOcr_", "CCOCR_MultiSceneOcr_", "CCOCR_Kie_",
-                                               "CCOCR_DocParsing_")) for n in ok)  # fmt: skip
-    assert not any("Table" in n for n in ok)  # TEDS is not in vlmkit
+    assert len(ok) == 40 and all(n.startswith(("CCOCR_MultiLanOcr_", "CCOCR_MultiSceneOcr_", "CCOCR_Kie_",
+                                               "CCOCR_DocParsing_")) or n == "CCOCR" for n in ok)  # fmt: skip
+    assert sum("Table" in n for n in ok) == 4  # TEDS (vlmkit.scoring.benchmarks.ccocr_tables)
     write_tsv(lmu_root / "CCOCR_MultiLanOcr_French.tsv", [
         {"index": 0, "image": b64(image_bytes()), "question": "Read all the text in the image.", "answer": "Le chat",
          "category": "multi_lan_ocr", "l2-category": "French", "split": "French", "image_name": "f0"}])  # fmt: skip

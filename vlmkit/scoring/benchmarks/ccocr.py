@@ -19,8 +19,9 @@ The key information extraction track (category `kie`) is scored as vlmkit.scorin
 sub-dataset `<split>: f1_score`, `<split>: acc`, `<split>: response_success_ratio`, and the track's figure `kie` (the
 mean `acc`), a row's per-sample score its tree accuracy.
 The document-parsing track (category `doc_parsing`) is scored as vlmkit.scoring.benchmarks.ccocr_parsing says for
-its `doc`, `formula` and `molecular` sub-datasets (`<split>: score`, the track's figure `doc_parsing`); its tables
-(TEDS) are not here: rows of `l2-category` `table` are refused.
+its `doc`, `formula` and `molecular` sub-datasets and as vlmkit.scoring.benchmarks.ccocr_tables says for its tables
+(TEDS, `l2-category` `table`; needs the optional lxml and apted): `<split>: score` per sub-dataset, the track's
+figure `doc_parsing`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import pandas as pd
 from vlmkit.core.cells import listed
 from vlmkit.scoring.benchmarks.ccocr_kie import KieRow, kie_row, kie_summary
 from vlmkit.scoring.benchmarks.ccocr_parsing import OPS, parsing_score
+from vlmkit.scoring.benchmarks.ccocr_tables import TABLE_OP, missing_library, table_score
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.common.breakdown import require_columns
 from vlmkit.scoring.result import EvalResult
@@ -125,10 +127,13 @@ def score_ccocr(df: pd.DataFrame) -> EvalResult:
     other = sorted({str(r["category"]) for r in records} - set(TRACKS))
     if other:
         raise ValueError(f"{what}: categories {', '.join(other)} are not CC-OCR's; it scores {', '.join(TRACKS)}")
-    ops = sorted({str(r["l2-category"]) for r in records if r["category"] == PARSING} - set(OPS))
+    parsing_ops = {str(r["l2-category"]) for r in records if r["category"] == PARSING}
+    ops = sorted(parsing_ops - {*OPS, TABLE_OP})
     if ops:
-        raise ValueError(f"{what}: document parsing of {', '.join(ops)} (TEDS) is not scored by vlmkit yet; it scores "
-                         f"{', '.join(OPS)}")  # fmt: skip
+        raise ValueError(f"{what}: document parsing of {', '.join(ops)} is not CC-OCR's; it scores "
+                         f"{', '.join((*OPS, TABLE_OP))}")  # fmt: skip
+    if TABLE_OP in parsing_ops and missing_library():
+        raise ValueError(f"{what}: {missing_library()}")
     groups: dict[tuple[str, str, str], list[Row]] = {}
     per_row: list[float] = []
     errors = []
@@ -157,6 +162,8 @@ def _row(r: dict[str, Any], reply: str | None, key: tuple[str, str, str]) -> Row
     """A row's counts; `reply` None for a failed call (text reading: an empty reply; KIE: no prediction)."""
     if key[0] == KIE:
         return kie_row(reply, r["answer"], f"CC-OCR scoring: row index {r['index']}, field answer")
+    if key[0] == PARSING and key[1] == TABLE_OP:
+        return table_score(reply, str(r["answer"]))
     if key[0] == PARSING:
         return parsing_score(reply, str(r["answer"]), key[1])
     return row_counts(reply or "", str(r["answer"]), key[0], key[2])

@@ -9,7 +9,7 @@ A row scores 1 - edit distance(reply, answer) / the longer length, both cleaned 
 - `formula`: line breaks and tabs to spaces, ```latex and ``` removed, then spaces removed; the answer's spaces removed.
 - `molecular`: line breaks, spaces, `<smiles>` and `</smiles>` removed; the answer's spaces removed.
 A failed call scores 0. A sub-dataset's `score` is the mean of its rows; the track's figure `doc_parsing` the mean of
-its sub-datasets' scores. Tables (op `table`, TEDS over the HTML tree, which needs lxml's HTML parser) are not here.
+its sub-datasets' scores. Tables (op `table`, TEDS over the HTML tree) are vlmkit.scoring.benchmarks.ccocr_tables'.
 
 Where vlmkit differs: a reply and an answer both empty after cleaning score 1 (VLMEvalKit divides by zero).
 """
