@@ -9,6 +9,7 @@ Modules, one job each: runs.py (finding results.json files, also those set aside
 Runs), samples.py (predictions.jsonl as per-sample verdicts), table.py (the leaderboard rows and grid), export.py
 (console, markdown, CSV), diff.py (verdict changes between two runs), explain.py (--explain: reading, prompt family,
 preset and judge against VLMEvalKit), judge_effect.py (the headline without the judge, where the files say it),
-thumbs.py (image thumbnails), perf_runs.py (perf summaries), page.py (the HTML page; page.html, page.css and page.js
-are its template), cli.py (the subcommand).
+thumbs.py (image thumbnails), perf_runs.py (perf summaries), frame_curve.py (score against frames: a video
+benchmark run at several frame budgets), video_modes.py (frames vs video_url vs a local model on the same rows),
+page.py (the HTML page; page.html, page.css and page.js are its template), cli.py (the subcommand).
 """

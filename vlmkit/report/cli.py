@@ -1,7 +1,10 @@
 """`vlmkit report`: the subcommand's flags (argparse only at import: `vlmkit --help` stays fast) and its entry.
 
 Where things go: the table is printed and written as report.csv and report.md into --out (default: the first
-WORK_DIR, beside the runs it lists); --html writes the page where it says. --diff prints the changed samples (and,
+WORK_DIR, beside the runs it lists); --html writes the page where it says. Video benchmarks run at several frame
+budgets add the score-by-frames table (printed, in report.md, and as frame_curves.csv; a line chart on the page:
+vlmkit.report.frame_curve); runs that differ in how the video reaches the model add the video-modes section
+(vlmkit.report.video_modes). --diff prints the changed samples (and,
 with --html, writes a page of the two runs with the changes on top); it writes no csv or md. --explain prints, for
 one run, how far each difference from VLMEvalKit moves its score (vlmkit.report.explain); it writes nothing.
 """
@@ -17,7 +20,10 @@ DESCRIPTION = (
     "Read every results.json under the work dirs (<work>/<model>/<dataset>/results.json; runs set aside as "
     "results.staleN.json too with --all) and print the primary metric of each model x dataset on its own scale, "
     "with n and status; write it as report.csv and report.md; --html writes one self-contained page with the "
-    "leaderboard, each run's breakdown, a sample browser and the perf runs. --diff A B lists the samples whose "
+    "leaderboard, each run's breakdown, a sample browser and the perf runs. A video benchmark run at several frame "
+    "budgets (vlmkit run --nframe 8,16,32) adds its score by frames per model (table, frame_curves.csv, a chart on "
+    "the page); runs of one benchmark in --video-mode frames and video_url, or by a served and a local model, add "
+    "a section comparing them (paired test). --diff A B lists the samples whose "
     "verdict changed between two runs of one dataset. --explain RUN says, for one run, how far each difference from "
     "VLMEvalKit moves the score: the answer reading, the prompt family, the preset and the judge."
 )
@@ -96,27 +102,41 @@ def _nothing_found(args: argparse.Namespace) -> str:
 
 
 def _table(args: argparse.Namespace) -> int:
+    from vlmkit.core.files import write_text_atomic
     from vlmkit.report.export import console, write_tables
+    from vlmkit.report.frame_curve import CSV_NAME, curves_console, curves_csv, curves_markdown, frame_curves
     from vlmkit.report.runs import ReportInputError, collect_runs
     from vlmkit.report.table import leaderboard
+    from vlmkit.report.video_modes import modes_console, modes_markdown, video_mode_comparisons
 
     warnings: list[str] = []
-    runs = collect_runs(args.work_dirs, models=args.models, datasets=args.datasets, every_run=args.every_run,
-                        warnings=warnings)
+    # every run, also those set aside: the curves and the video modes compare runs of one pair at other settings
+    every = collect_runs(args.work_dirs, models=args.models, datasets=args.datasets, every_run=True,
+                         warnings=warnings)
+    runs = every if args.every_run else [r for r in every if r.latest]
     _warn(warnings)
     if not runs:
         raise ReportInputError(_nothing_found(args))
     rows = leaderboard(runs)
+    curves, modes = frame_curves(every), video_mode_comparisons(every)
     print(console(rows, with_file=args.every_run))
+    for section in (curves_console(curves), modes_console(modes)):
+        if section:
+            print(f"\n{section}")
     root = args.work_dirs[0]
     out_dir = args.out or (root if root.is_dir() else root.parent)
-    csv_path, md_path = write_tables(rows, out_dir, with_file=args.every_run)
-    print(f"\nwritten: {csv_path}, {md_path}")
+    csv_path, md_path = write_tables(rows, out_dir, with_file=args.every_run,
+                                     sections=curves_markdown(curves) + modes_markdown(modes))
+    written = [csv_path, md_path]
+    if curves:
+        written.append(out_dir / CSV_NAME)
+        write_text_atomic(written[-1], curves_csv(curves))
+    print(f"\nwritten: {', '.join(map(str, written))}")
     if args.html:
         from vlmkit.report.perf_runs import collect_perf
 
         perf = collect_perf(args.work_dirs, models=args.models, datasets=args.datasets)
-        _write_html(args, rows, perf=perf)
+        _write_html(args, rows, perf=perf, frame_curves=curves, video_modes=modes)
     return 0
 
 

@@ -7,7 +7,8 @@
   figure for the same replies) are there when some run has one, as in `vlmkit run`'s summary; `vs_best` (the
   p-value of the paired test against the dataset's best finished run, vlmkit.report.table.against_best) when some
   run has one.
-- report.md: the grid (best figure per dataset in bold), the runs table and the legend.
+- report.md: the grid (best figure per dataset in bold), the runs table and the legend, then any sections the caller
+  adds (vlmkit.report.frame_curve, vlmkit.report.video_modes).
 - report.csv: one row per run with raw values (value empty where there is none) and everything needed to read
   them: scale, higher_is_better, out_of, scale_source, status, the results file; `vlmevalkit` (raw),
   `vlmevalkit_display`, `vlmevalkit_differing_rows` and `vlmevalkit_commit` always, empty where absent; the interval
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +136,9 @@ def _md_table(header: list[str], rows: list[list[Any]], right: set[int], *, esca
     return lines
 
 
-def markdown(rows: list[Row], *, title: str = "vlmkit report", with_file: bool = False) -> str:
+def markdown(rows: list[Row], *, title: str = "vlmkit report", with_file: bool = False,
+             sections: Sequence[str] = ()) -> str:
+    """report.md; `sections`: more lines after the legend (the frame-budget curves, the video modes)."""
     table = grid(rows)
     out = [f"# {title}", ""]
     if table.models:
@@ -150,6 +154,7 @@ def markdown(rows: list[Row], *, title: str = "vlmkit report", with_file: bool =
     notes = legend(rows)
     if notes:
         out += ["Legend:", ""] + [f"- {_md_escape(n)}" for n in notes] + [""]
+    out += list(sections)
     return "\n".join(out)
 
 
@@ -201,12 +206,14 @@ def csv_text(rows: list[Row]) -> str:
     return buffer.getvalue()
 
 
-def write_tables(rows: list[Row], out_dir: Path, *, with_file: bool = False) -> tuple[Path, Path]:
-    """report.csv and report.md in out_dir (created); returns their paths."""
+def write_tables(rows: list[Row], out_dir: Path, *, with_file: bool = False,
+                 sections: Sequence[str] = ()) -> tuple[Path, Path]:
+    """report.csv and report.md in out_dir (created); returns their paths. sections: report.md's lines after the
+    legend."""
     from vlmkit.core.files import write_text_atomic
 
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = out_dir / "report.csv", out_dir / "report.md"
     write_text_atomic(csv_path, csv_text(rows))
-    write_text_atomic(md_path, markdown(rows, with_file=with_file))
+    write_text_atomic(md_path, markdown(rows, with_file=with_file, sections=sections))
     return csv_path, md_path

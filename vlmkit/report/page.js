@@ -381,6 +381,93 @@
     put(document.getElementById("diff-body"), h("div", { class: "filters" }, chips), h("div", { class: "cards", id: "diff-cards", data: { count: String(list.length) } }, cards), more);
   }
 
+  // -- score by frame budget: one line chart per video benchmark swept (DATA.frame_curves; vlmkit/report/frame_curve.py)
+  const CHART = { w: 640, h: 300, left: 60, right: 44, top: 16, bottom: 44 };
+  function niceTicks(lo, hi, count) {
+    const step0 = (hi - lo) / count, mag = Math.pow(10, Math.floor(Math.log10(step0)));
+    const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= step0) || step0;
+    const out = [];
+    for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+    return out;
+  }
+  function curveChart(c) {
+    const values = c.series.flatMap((s) => s.points.map((p) => p[1])).filter((v) => typeof v === "number");
+    let lo = Math.min(...values), hi = Math.max(...values);
+    if (!values.length) { lo = 0; hi = 1; }
+    const pad = hi > lo ? (hi - lo) * 0.12 : Math.max(Math.abs(hi) * 0.05, 0.01);
+    lo -= pad; hi += pad;
+    // budgets on a log scale (8, 16, 32 evenly apart), as frame budgets are usually doubled
+    const lx = c.budgets.map((b) => Math.log(b)), x0 = Math.min(...lx), x1 = Math.max(...lx);
+    const X = (b) => CHART.left + (x1 > x0 ? (Math.log(b) - x0) / (x1 - x0) : 0.5) * (CHART.w - CHART.left - CHART.right);
+    const Y = (v) => CHART.top + (1 - (v - lo) / (hi - lo)) * (CHART.h - CHART.top - CHART.bottom);
+    const kids = [];
+    for (const t of niceTicks(lo, hi, 5)) {
+      kids.push(svg("line", { class: "grid", x1: CHART.left, x2: CHART.w - CHART.right, y1: Y(t), y2: Y(t) }));
+      kids.push(svg("text", { class: "tick", x: CHART.left - 6, y: Y(t) + 4, "text-anchor": "end" }, String(+t.toPrecision(6))));
+    }
+    c.budgets.forEach((b, i) => {
+      kids.push(svg("line", { class: "axis", x1: X(b), x2: X(b), y1: CHART.h - CHART.bottom, y2: CHART.h - CHART.bottom + 5 }));
+      kids.push(svg("text", { class: "tick", x: X(b), y: CHART.h - CHART.bottom + 18, "text-anchor": "middle" }, c.columns[i]));
+    });
+    kids.push(svg("line", { class: "axis", x1: CHART.left, x2: CHART.w - CHART.right, y1: CHART.h - CHART.bottom, y2: CHART.h - CHART.bottom }));
+    kids.push(svg("text", { class: "label", x: (CHART.left + CHART.w - CHART.right) / 2, y: CHART.h - 6, "text-anchor": "middle" }, c.unit === "fps" ? "frames per second" : "frames per clip"));
+    c.series.forEach((s, i) => {
+      const pts = s.points.filter((p) => typeof p[1] === "number");
+      const cls = "series s" + (i % 8);
+      if (pts.length > 1) kids.push(svg("polyline", { class: cls, points: pts.map((p) => X(p[0]) + "," + Y(p[1])).join(" ") }));
+      for (const p of pts) {
+        const dot = svg("circle", { class: cls + " dot", cx: X(p[0]), cy: Y(p[1]), r: 4, "data-model": s.model, "data-budget": p[0] },
+          svg("title", {}, s.model + " \u00b7 " + c.columns[c.budgets.indexOf(p[0])] + ": " + p[2]));
+        if (p[3] && BY_ID.has(p[3])) dot.addEventListener("click", () => selectRun(p[3]));
+        kids.push(dot);
+      }
+    });
+    return svg("svg", { class: "curve", viewBox: "0 0 " + CHART.w + " " + CHART.h, role: "img", "aria-label": c.title }, ...kids);
+  }
+  function drawFrameCurves(app) {
+    const curves = DATA.frame_curves || [];
+    if (!curves.length) return;
+    const sec = section("frames", "Score by frame budget", "each video benchmark run at several frame budgets (vlmkit run --nframe 8,16,32); the latest run of each model at each budget; click a point to open its run");
+    for (const c of curves) {
+      const fig = h("div", { class: "curve-block", data: { benchmark: c.benchmark, unit: c.unit } });
+      fig.append(h("h3", { text: c.title }));
+      fig.append(h("div", { class: "chart" }, curveChart(c)));
+      fig.append(h("ul", { class: "curve-legend" }, c.series.map((s, i) => h("li", {}, h("i", { class: "swatch s" + (i % 8) }), s.model))));
+      const columns = [{ key: "model", label: "model", cell: (r) => h("b", { text: r.model }) }].concat(c.budgets.map((b, i) => ({
+        key: "b" + i, label: c.columns[i], num: true, first: c.hib === false ? "asc" : "desc",
+        value: (r) => { const p = r.points.find((q) => q[0] === b); return p && typeof p[1] === "number" ? p[1] : null; },
+        cell: (r) => { const p = r.points.find((q) => q[0] === b); return p ? p[2] : "\u2014"; },
+      })));
+      fig.append(sortableTable(columns, c.series, { sortKey: "model", dir: 1 }));
+      const notes = (c.rules.length ? ["frames sampled by: " + c.rules.join("; ")] : []).concat(c.notes);
+      if (notes.length) fig.append(h("ul", { class: "notes" }, notes.map((n) => h("li", { text: n }))));
+      sec.append(fig);
+    }
+    app.append(sec);
+  }
+
+  // -- video modes: frames vs video_url vs a local model on the same rows (DATA.video_modes; report/video_modes.py)
+  function drawVideoModes(app) {
+    const pairs = DATA.video_modes || [];
+    if (!pairs.length) return;
+    const sec = section("modes", "Video modes", "the same benchmark with the video sent as separate frames, as one video_url part, or to a local model: B - A on the samples both scored, paired test (McNemar on hits)");
+    const fmt = (v, digits) => (typeof v === "number" ? (digits ? (v >= 0 ? "+" : "") + v.toFixed(digits) : v.toPrecision(3)) : "");
+    const open = (side) => { const a = h("span", { text: side.label }); if (side.run && BY_ID.has(side.run)) { a.className = "link"; a.addEventListener("click", () => selectRun(side.run)); } return a; };
+    const columns = [
+      { key: "benchmark", label: "benchmark" },
+      { key: "a", label: "A", value: (r) => r.a.label, cell: (r) => open(r.a) }, { key: "sa", label: "score A", num: true, value: (r) => r.a.display, cell: (r) => r.a.display },
+      { key: "b", label: "B", value: (r) => r.b.label, cell: (r) => open(r.b) }, { key: "sb", label: "score B", num: true, value: (r) => r.b.display, cell: (r) => r.b.display },
+      { key: "difference", label: "B - A", num: true, cell: (r) => fmt(r.difference, 4) },
+      { key: "discordant", label: "A only / B only", num: true, value: (r) => r.a_only, cell: (r) => (r.a_only === null ? "" : r.a_only + " / " + r.b_only) },
+      { key: "p_value", label: "p", num: true, cell: (r) => fmt(r.p_value) },
+      { key: "reading", label: "reading", cell: (r) => h("span", { class: "reading", text: r.reading }) },
+    ];
+    const table = sortableTable(columns, pairs, { rowClass: (r) => (r.p_value !== null && r.p_value < 0.05 ? "differs" : "") });
+    table.querySelector("table").id = "modes-table";
+    sec.append(table);
+    app.append(sec);
+  }
+
   // -- perf runs ---------------------------------------------------------------------------------------------------
   function drawPerf(app) {
     if (!DATA.perf.length) return;
@@ -416,11 +503,15 @@
     meta.title = meta.textContent;
     const links = [["leaderboard", "Leaderboard"], ["runs", "Runs"], ["run", "Samples"]];
     if (DATA.diff) links.push(["diff", "Diff"]);
+    if ((DATA.frame_curves || []).length) links.push(["frames", "Frames"]);
+    if ((DATA.video_modes || []).length) links.push(["modes", "Video modes"]);
     if (DATA.perf.length) links.push(["perf", "Perf"]);
     put(document.getElementById("nav"), ...links.map(([id, label]) => h("a", { href: "#", onclick: (ev) => { ev.preventDefault(); document.getElementById(id).scrollIntoView({ behavior: "smooth" }); } }, label)));
     if (DATA.diff) drawDiff(app);
     drawLeaderboard(app);
     drawRuns(app);
+    drawFrameCurves(app);
+    drawVideoModes(app);
     if (RUNS.length) { drawRunShell(app); drawRun(); }
     drawPerf(app);
   }

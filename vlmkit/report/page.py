@@ -24,12 +24,14 @@ from typing import Any
 
 from vlmkit.report.cuts import cut_texts
 from vlmkit.report.diff import Diff
+from vlmkit.report.frame_curve import Curve, curves_payload
 from vlmkit.report.perf_runs import LEVEL_FIGURES, PerfRun
 from vlmkit.report.runs import ReportInputError, Run
 from vlmkit.core.cells import index_key
 from vlmkit.report.samples import WRONG, Sample, read_records, to_sample, verdict
 from vlmkit.report.table import Row, legend
 from vlmkit.report.thumbs import Thumbnails
+from vlmkit.report.video_modes import ModeComparison, modes_payload
 
 SAMPLE_MODES = ("all", "wrong", "none")
 PAGE_TARGET = 9_600_000  # bytes a page aims at when the thumbnail size is chosen for it
@@ -281,6 +283,8 @@ def build_payload(
     samples: str = "all",
     thumbs: Thumbnails | None = None,
     sources: list[str] = (),  # type: ignore[assignment]
+    frame_curves: list[Curve] = (),  # type: ignore[assignment]
+    video_modes: list[ModeComparison] = (),  # type: ignore[assignment]
 ) -> dict[str, Any]:
     """Everything page.js shows. samples: which samples each run embeds (all, wrong: every one not right, none);
     the samples a diff lists are always embedded. thumbs: the thumbnail maker; one without a size gets the
@@ -323,6 +327,8 @@ def build_payload(
         "thumb_size": thumbs.size,
         "perf": [_perf_entry(p) for p in perf],
         "diff": _diff_entry(diff, ids) if diff else None,
+        "frame_curves": curves_payload(list(frame_curves), ids),  # drawn as a line chart (page.js drawFrameCurves)
+        "video_modes": modes_payload(list(video_modes), ids),
     }
 
 
