@@ -11,7 +11,8 @@ dataset's own, shared by every budget.
 What the sweep leaves alone:
 - A dataset that is not video (`kind != "video"`) runs once, with the models built as without --nframe/--fps (its
   journal is the one a plain run writes).
-- A video dataset whose text was picked at fixed frames (`subtitle_sampling`: Video-MME_8frame_subs) runs once,
+- A video dataset whose text was written for fixed frames (`subtitle_sampling`: Video-MME_8frame_subs;
+  `prompt_sampling`: a prompt naming the frame count, MMBench-Video, QBench_Video, STI-Bench) runs once,
   under its own name, at the budget it was picked at; a sweep without that budget refuses it before anything runs.
 - `--fps` budgets refuse a benchmark that VLMEvalKit runs by frame count only (`refuses_fps`: MVBench), before
   anything runs, as a plain `--fps` run does (vlmkit.run.inputs.check_frames).
@@ -72,9 +73,15 @@ def video_record(dataset: Any, budget: Budget, info: dict[str, Any] | None = Non
     return {**budget.sampling(), "rule": rule, "benchmark": dataset.name, "label": budget.label}
 
 
-def _fixed(dataset: Any) -> dict[str, float] | None:
-    """The sampling a dataset's text was picked at (Video-MME's subtitle variants), None for a dataset free to sweep."""
-    return getattr(dataset, "subtitle_sampling", None) or None
+def _fixed(dataset: Any) -> tuple[dict[str, float], str] | None:
+    """(the sampling a dataset's text was written for, what it is): Video-MME's subtitle variants (`subtitle_sampling`)
+    and prompts that name the frame count (`prompt_sampling`: MMBench-Video, QBench_Video, STI-Bench); None for a
+    dataset free to sweep."""
+    for attr, what in (("subtitle_sampling", "shows its subtitle lines at"), ("prompt_sampling", "names in its prompt")):
+        wanted = getattr(dataset, attr, None)
+        if wanted:
+            return wanted, what
+    return None
 
 
 def _fits(wanted: dict[str, float], budget: Budget) -> bool:
@@ -112,15 +119,16 @@ def plan_sweep(datasets: Sequence[Any], budgets: Sequence[Budget]) -> SweepPlan:
         if getattr(dataset, "kind", None) != VIDEO_KIND:
             once.append(dataset)
             continue
-        wanted = _fixed(dataset)
-        if wanted is None:
+        fixed = _fixed(dataset)
+        if fixed is None:
             for runs, budget in zip(per_budget, budgets):
                 runs.append(BudgetDataset(dataset, budget))
             continue
+        wanted, what = fixed
         fits = [i for i, budget in enumerate(budgets) if _fits(wanted, budget)]
         if not fits:
             [(key, value)] = wanted.items()
-            raise ConfigError(f"{dataset.name} shows its subtitle lines at {key}={value:g}, which no budget of this "
+            raise ConfigError(f"{dataset.name} {what} {key}={value:g}, which no budget of this "
                               f"sweep is: add {value:g} to --{key}, or run it apart")
         per_budget[fits[0]].append(dataset)  # under its own name: it is one setting already
     return SweepPlan(list(budgets), per_budget, once)

@@ -80,3 +80,13 @@ def test_the_command_prints_one_line(tmp_path: Path):
                             text=True, timeout=120)
     assert result.returncode == 2 and result.stderr.strip().count("\n") == 0
     assert "options.api_base: expected text" in result.stderr
+
+
+def test_a_frame_budget_sweep_may_be_a_yaml_list(tmp_path: Path):
+    """`nframe: [8, 16]` is what `--nframe 8,16` gives; a bad budget keeps the sweep's own one-line reason."""
+    flag = build_parser().parse_args(["run", "--nframe", "8,16"]).nframe
+    assert _args(tmp_path, "  nframe: [8, 16]\n").nframe == flag
+    assert _args(tmp_path, "  fps: [0.5, 1]\n").fps == build_parser().parse_args(["run", "--fps", "0.5,1"]).fps
+    with pytest.raises(DataError) as info:
+        _args(tmp_path, "  nframe: [8, 0]\n")
+    assert str(info.value).startswith(f"{tmp_path / 'run.yaml'}: options.nframe: --nframe takes whole numbers")

@@ -247,3 +247,23 @@ def test_a_sweep_under_data_parallel(lmu_root: Path, tmp_path: Path):
         for i, rows in ((0, [0, 2]), (1, [1])):  # shard i of 2: rows i, i + 2, ...
             records = [json.loads(line) for line in (folder / f"journal.shard{i}of2.jsonl").open()]
             assert sorted(r["index"] for r in records if "index" in r) == rows
+
+
+def test_a_prompt_that_names_its_frames_runs_once_at_that_budget() -> None:
+    """MMBench-Video / QBench_Video / STI-Bench name the frame count in their prompts (`prompt_sampling`): a sweep runs
+    such a dataset once, under its own name, at the budget it names, and refuses it when no budget is that one."""
+    from types import SimpleNamespace
+
+    from vlmkit.core.errors import ConfigError
+    from vlmkit.run.frame_budgets import Budget
+    from vlmkit.run.frame_sweep import plan_sweep
+
+    named = SimpleNamespace(name="QBench_Video_MCQ", kind="video", subtitle_sampling=None,
+                            prompt_sampling={"nframe": 8})
+    free = SimpleNamespace(name="Video-MME", kind="video", subtitle_sampling=None, prompt_sampling=None)
+    plan = plan_sweep([named, free], [Budget("nframe", 4), Budget("nframe", 8)])
+    assert [[d.name for d in runs] for runs in plan.per_budget] == [["Video-MME_4frame"], ["QBench_Video_MCQ",
+                                                                                          "Video-MME_8frame"]]
+    with pytest.raises(ConfigError, match=r"^QBench_Video_MCQ names in its prompt nframe=8, which no budget of this "
+                                          r"sweep is: add 8 to --nframe"):
+        plan_sweep([named], [Budget("nframe", 4), Budget("nframe", 16)])
