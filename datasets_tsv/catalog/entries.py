@@ -33,6 +33,9 @@ Columns (tab-separated, one benchmark per line, `#` lines and blank lines ignore
 Rows of the packaged catalog fill both; a user catalog (or an older layout) may leave them out: the dataset's kind
 then stands for its type.
 
+Text-only benchmarks (MMLU, GSM8K, ARC, ...; not VLMEvalKit's names) are rows of their own table, TEXT_TABLE beside
+catalog.tsv, in the same columns with kind `text` (`text_rows`); the registry builds names of both (`known_rows`).
+
 The older six-column layout (name, class, url, md5, kwargs, description) is still read (tests and user catalogs
 written for it): its rows are `ok` when they have a class.
 """
@@ -53,7 +56,7 @@ from vlmkit.scoring.ids import catalog_kinds, module_scorer
 COLUMNS = ("name", "kind", "status", "scorer", "judge", "rows", "class", "kwargs", "url", "md5", "description", "notes")
 VLMEVALKIT_COLUMNS = ("vlmevalkit_type", "vlmevalkit_prompt")  # optional: the packaged catalog fills them
 REQUIRED_COLUMNS = ("name", "class", "url", "md5", "kwargs", "description")
-KINDS = ("mcq", "yorn", "vqa", "caption", "shortqa", "multi-turn", "other", "video")
+KINDS = ("mcq", "yorn", "vqa", "caption", "shortqa", "multi-turn", "other", "video", "text")  # text: TEXT_TABLE's rows
 STATUSES = ("ok", "judge", "prompt", "todo")
 JUDGE_NEEDS = ("none", "optional", "required")
 PROMPT_OWNERS = ("wrapper", "dataset")  # vlmevalkit_prompt
@@ -226,3 +229,24 @@ def catalog_rows() -> dict[str, CatalogRow]:
     """The packaged catalog's rows by name (read on first call, then cached; no dataset class is imported)."""
     text = resources.files("datasets_tsv.catalog").joinpath("catalog.tsv").read_text(encoding="utf-8")
     return {row.name: row for row in parse_rows(text)}
+
+
+TEXT_TABLE = "text_benchmarks.tsv"  # the text-only benchmarks (datasets_tsv/benchmarks/text), beside catalog.tsv
+
+
+@lru_cache(maxsize=1)
+def text_rows() -> dict[str, CatalogRow]:
+    """The text-only benchmarks' rows by name (TEXT_TABLE; read on first call, then cached). Kept apart from
+    `catalog_rows`, which holds VLMEvalKit's names only."""
+    text = resources.files("datasets_tsv.catalog").joinpath(TEXT_TABLE).read_text(encoding="utf-8")
+    return {row.name: row for row in parse_rows(text, TEXT_TABLE)}
+
+
+def known_rows() -> dict[str, CatalogRow]:
+    """Every name the registry builds: the catalog's rows, then the text-only table's (a name in both is a
+    CatalogError: one table must give it up)."""
+    catalog, texts = catalog_rows(), text_rows()
+    clash = sorted(set(catalog) & set(texts))
+    if clash:
+        raise CatalogError(f"{TEXT_TABLE}: {', '.join(clash)} also in catalog.tsv; a name belongs to one table")
+    return {**catalog, **texts}

@@ -1,4 +1,5 @@
-"""Dataset names -> dataset objects: the catalog (package data `catalog.tsv`, see datasets_tsv.catalog.entries) and TSVs
+"""Dataset names -> dataset objects: the catalog (package data `catalog.tsv`, and the text-only benchmarks' table
+`text_benchmarks.tsv`, see datasets_tsv.catalog.entries) and TSVs
 the catalog does not know (see datasets_tsv.catalog.user_rules), each built with the scorer the catalog or the user asks
 for, and one line saying which scorer and why (`dataset.scorer_reason`, also logged at INFO).
 
@@ -24,7 +25,7 @@ from vlmkit.core.errors import ConfigError, DataError
 from vlmkit.core.registry import Registry, RegistryError, import_target
 from vlmkit.scoring.ids import by_catalog, catalog_name, id_from_params
 
-from datasets_tsv.catalog.entries import CatalogRow, catalog_rows, parse_rows
+from datasets_tsv.catalog.entries import CatalogRow, catalog_rows, parse_rows, text_rows
 from datasets_tsv.catalog.user_rules import (
     KIND_CLASSES,
     Rules,
@@ -71,7 +72,7 @@ def dataset_registry() -> Registry:
 def unknown_message(name: str) -> str:
     """`unknown dataset 'X'. Did you mean: ...?` over every catalog name, buildable or not."""
     names = Registry("dataset")
-    for row in catalog_rows().values():
+    for row in (*catalog_rows().values(), *text_rows().values()):
         names.add(row.name, row.cls or f"{__name__}:CatalogRow")  # for the message only: never imported
     return names.unknown_message(name)
 
@@ -103,7 +104,7 @@ def build_dataset(
     coords: the model's coordinate convention for the classes that read coordinates (`takes_coords = True`: GUI
     grounding; `abs`, `norm1000`, `norm1`, `auto`); other datasets ignore it. None: the class's default.
     """
-    rows = catalog_rows()
+    rows = _named_rows()
     root_path = Path(root).expanduser() if root is not None else lmu_data_root()
     given = rules_from(kind, metric, like)
     if name_or_path in rows:
@@ -113,6 +114,8 @@ def build_dataset(
             _check_agrees(row, rules)
         dataset = build_row(row, root=root_path, progress=progress, keep_local_tsv=keep_local_tsv,
                             inference_only=inference_only, judge=judge, data_root=data_root, coords=coords)
+        if row.kind == "text":
+            return _explain(dataset, f"text benchmark {row.name} (text_benchmarks.tsv: its authors' metric)")
         return _explain(dataset, f"catalog entry {row.name} (VLMEvalKit's rules for it)")
     tsv = local_tsv(name_or_path, root_path)
     if tsv is None:
@@ -146,6 +149,13 @@ def build_dataset(
     cls = import_target(target, what=f"dataset {name_or_path!r}")
     options = with_coords(cls, dict(options), coords)
     return _explain(cls(tsv.stem, root=root_path, tsv_path=tsv, progress=progress, **options), why + overrides)
+
+
+def _named_rows() -> dict[str, CatalogRow]:
+    """The catalog's rows and the text-only table's (datasets_tsv.catalog.entries.known_rows), the catalog read through
+    this module's name (tests replace it with proposed rows)."""
+    catalog, texts = catalog_rows(), text_rows()
+    return {**catalog, **{name: row for name, row in texts.items() if name not in catalog}}
 
 
 def with_coords(cls: type, options: dict[str, Any], coords: str | None) -> dict[str, Any]:
@@ -233,6 +243,9 @@ def _like(rules: Rules, rows: dict[str, CatalogRow], inference_only: bool, judge
         where = f" ({rules.source})" if rules.source else ""
         raise RegistryError(f"like{where}: {unknown_message(name)}")
     row = rows[name]
+    if row.kind == "text":  # built from a snapshot folder, never from a TSV
+        raise ConfigError(f"like={name}: {name} is a text-only benchmark read from its snapshot folder (--data-root); "
+                          "like= takes a benchmark of the catalog, whose rows are a TSV")
     refusal = row.refusal(inference_only=inference_only, judge=judge)
     if refusal is not None:
         raise NotScorableError(f"like={name}: {refusal}")

@@ -5,7 +5,9 @@ datasets_tsv.catalog.entries (csv + json), the model registry by vlm.registry. `
 benchmark, its VLMEvalKit name, kind, scorer (vlmkit's, or `judge: ...` / `not yet: ...` with VLMEvalKit's scorer
 when vlmkit cannot score it), whether VLMEvalKit uses an LLM judge, the TSV's size in rows when known, and a
 description; then one summary line. Filters combine: `--kind mcq`, `--search ocr` (case-insensitive, over name
-and description), `--scorable` (only what vlmkit scores).
+and description), `--scorable` (only what vlmkit scores). `--kind text` lists the text-only benchmarks instead
+(MMLU, GSM8K, ARC, ...: datasets_tsv/catalog/text_benchmarks.tsv, names that are not VLMEvalKit's, run from a local
+snapshot).
 
 Lines fit the terminal (`shutil.get_terminal_size`, which honours $COLUMNS), or NOT_A_TERMINAL_WIDTH columns when
 stdout is no terminal (a pipe, a file): the description and scorer columns are cut with an ellipsis, the name column
@@ -44,7 +46,8 @@ def add_list_parser(sub: argparse._SubParsersAction) -> None:
         description="List the benchmarks vlmkit knows by name (VLMEvalKit's catalog) or the models it knows.",
     )  # fmt: skip
     p.add_argument("what", choices=("datasets", "models"))
-    p.add_argument("--kind", default=None, help="datasets of this kind: mcq, yorn, vqa, caption, shortqa, video, ...")
+    p.add_argument("--kind", default=None, help="datasets of this kind: mcq, yorn, vqa, caption, shortqa, video, ...; "
+                   "text: the text-only benchmarks (MMLU, GSM8K, ...)")
     p.add_argument("--search", default=None, metavar="TEXT", help="case-insensitive text in the name or description")
     p.add_argument("--scorable", action="store_true", help="datasets vlmkit scores only")
     p.add_argument("--wide", action="store_true",
@@ -79,7 +82,7 @@ def filter_rows(
     """The rows of that kind, whose name or description contains search (any case), scorable ones if asked."""
     rows = list(rows)
     if kind is not None:
-        kinds = sorted({r.kind for r in rows if r.kind})
+        kinds = sorted({r.kind for r in rows if r.kind} | {"text"})  # text: the text-only table (dataset_lines)
         if kind not in kinds:
             from vlmkit.core.errors import ConfigError
 
@@ -97,9 +100,10 @@ def dataset_lines(*, kind: str | None = None, search: str | None = None, scorabl
                   width: int | None = None) -> list[str]:
     """The lines `vlmkit list datasets` prints: a header, one line per benchmark, a summary line, a legend.
     width: the columns to fit (None: whole lines), see `fit_table`."""
-    from datasets_tsv.catalog.entries import catalog_rows
+    from datasets_tsv.catalog.entries import catalog_rows, text_rows
 
-    rows = filter_rows(catalog_rows().values(), kind=kind, search=search, scorable=scorable)
+    source = text_rows() if kind == "text" else catalog_rows()
+    rows = filter_rows(source.values(), kind=kind, search=search, scorable=scorable)
     table = [HEADER, *((r.name, r.kind, r.scorer_label(), r.judge, str(r.rows or "-"), r.description) for r in rows)]
     lines = fit_table(table, width, cut=CUT_COLUMNS)
     counts = {s: sum(r.status == s for r in rows) for s in ("ok", "judge", "prompt", "todo")}

@@ -49,19 +49,34 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--system-prompt", default=None, metavar="TEXT",
                    help="a system turn before each conversation (a row's own system turn wins; local models: "
                         "replaces the preset's; \"\" sends none)")
-    p.add_argument("--nframe", type=int, default=None, help="video: frames sampled per clip (default 8)")
-    p.add_argument("--fps", type=float, default=None, help="video: frames sampled per second (replaces --nframe)")
+    from vlmkit.run.frame_budgets import fps_values, nframe_values
+
+    p.add_argument("--nframe", type=nframe_values, default=None, metavar="N[,N..]",
+                   help="video: frames sampled per clip (default 8); several (8,16,32): each video dataset runs at "
+                        "each, as <dataset>_<N>frame (vlmkit.run.frame_sweep); `vlmkit report` draws score by frames")
+    p.add_argument("--fps", type=fps_values, default=None, metavar="F[,F..]",
+                   help="video: frames sampled per second (replaces --nframe); several (0.5,1): one run per rate, "
+                        "as <dataset>_<F>fps")
     p.add_argument("--video-mode", choices=("frames", "video_url"), default=None,
                    help="served models: video as sampled frames (default) or one video_url part")
     p.add_argument("--data-root", type=Path, default=None, metavar="DIR",
                    help="a local snapshot folder for benchmarks built from one (MVBench, Video-MME)")
     p.add_argument("--coords", choices=("abs", "norm1000", "norm1", "auto"), default=None,
-                   help="GUI grounding: the model's click coordinates: pixels of the Qwen2-VL-resized image (abs), "
-                        "0-1000, 0-1, or auto (as VLMEvalKit reads them; the default)")
-    p.add_argument("--mcq-mode", choices=("generate", "logits", "continuation"), default="generate",
-                   help="MCQ and Y/N datasets, local transformers models: generate an answer (default); logits: the "
-                        "option letter the model finds likeliest as its answer; continuation: the option text with "
-                        "the highest summed log-probability (also acc_norm, normalised by characters)")
+                   help="GUI grounding: read every model's click coordinates as pixels of the Qwen2-VL-resized image "
+                        "(abs), 0-1000, 0-1, or auto (as VLMEvalKit reads them); default: each model family's "
+                        "convention from its preset (vlm/presets.tsv), else auto")
+    p.add_argument("--mcq-mode", choices=("generate", "logits", "continuation", "ppl"), default="generate",
+                   help="how rows are answered: generate an answer (default); MCQ and Y/N: logits: the option letter "
+                        "the model finds likeliest as its answer (local, --backend vllm, or a served model's "
+                        "top_logprobs); continuation: the option text with the highest summed log-probability (also "
+                        "acc_norm, normalised by characters; local models); QA and caption datasets, local models: "
+                        "ppl: the perplexity of the answer text given the prompt")
+    p.add_argument("--repeats", type=int, default=1, metavar="N",
+                   help="ask each sample N times (attempt k sends seed k; needs --temperature): mean@N, its spread, "
+                        "pass@k and majority vote beside attempt 1's headline (docs/error_bars.md)")
+    p.add_argument("--retry-truncated", type=int, default=None, metavar="N",
+                   help="ask the replies cut by the token budget (finish_reason length) once more with max_tokens N; "
+                        "the headline uses the retried answers, results.json keeps both figures")
     p.add_argument("--prompt-style", choices=("model", "dataset"), default="model",
                    help="model: a local model's own prompts where VLMEvalKit's wrapper has them (default); dataset: "
                         "always the benchmark's prompt")
@@ -199,6 +214,8 @@ def _option_value(action: argparse.Action, value: Any, where: str) -> Any:
         if not isinstance(value, bool):
             raise DataError(f"{where}: expected true or false, got {value!r}")
         return value
+    if action.dest in ("nframe", "fps") and isinstance(value, list):
+        value = ",".join(map(str, value))  # a frame-budget sweep written as a YAML list (vlmkit.run.frame_budgets)
     many = action.nargs in ("+", "*")
     if many and not isinstance(value, list):
         value = [value]
@@ -210,8 +227,11 @@ def _option_value(action: argparse.Action, value: Any, where: str) -> Any:
             raise DataError(f"{where}: expected {'a list of ' if many else ''}{_type_name(kind)}, got {item!r}")
         try:
             converted = kind(item) if kind is not str else str(item)
-        except (TypeError, ValueError):
-            raise DataError(f"{where}: expected {_type_name(kind)}, got {item!r}") from None
+        except (TypeError, ValueError) as exc:
+            from vlmkit.run.frame_budgets import BudgetError
+
+            why = str(exc) if isinstance(exc, BudgetError) else f"expected {_type_name(kind)}, got {item!r}"
+            raise DataError(f"{where}: {why}") from None
         if kind is int and isinstance(item, float) and item != converted:
             raise DataError(f"{where}: expected a whole number, got {item!r}")
         if action.choices is not None and converted not in action.choices:
@@ -231,6 +251,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from vlmkit.judging import JudgeStopped
     from vlmkit.run.resolve import ModelOptions
     from vlmkit.run.runner import Runner, RunOptions
+    from vlmkit.run.frame_budgets import single, sweep_of
 
     given = dict(vars(args))  # as typed, before --config is merged: what --data-parallel's children are given
     custom = _apply_config(args) if args.config else []
@@ -243,10 +264,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     model_options = ModelOptions(
         model_path=args.model_path, api_base=args.api_base, api_key=args.api_key,
         max_tokens=args.max_tokens, temperature=args.temperature,
-        nframe=args.nframe, fps=args.fps, video_mode=args.video_mode,
+        nframe=single(args.nframe), fps=single(args.fps), video_mode=args.video_mode,
         timeout=args.timeout, retries=args.retries, system_prompt=args.system_prompt,
         backend=args.backend, tensor_parallel=args.tensor_parallel, vllm_args=list(args.vllm_arg),
     )
+    budgets = sweep_of(args.nframe, args.fps)  # several --nframe/--fps values: one run per budget
+    if budgets and args.mode == "perf":
+        raise DataError(f"--{budgets[0].key} with several values is a sweep of `vlmkit run`; it does not go with "
+                        "--mode perf: give one value")
     if args.mode == "perf":
         return _run_perf_mode(args, model_options, custom)
     options = RunOptions(
@@ -256,6 +281,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         keep_local_tsv=bool(args.keep_local_tsv), kind=args.kind, metric=args.metric, like=args.like,
         prompt_style=args.prompt_style, data_root=args.data_root, coords=args.coords,
         mcq_mode=args.mcq_mode, shard=args.shard, merge=bool(args.merge),
+        repeats=args.repeats, retry_truncated=args.retry_truncated,
         **({"barrier_timeout": args.barrier_timeout} if args.barrier_timeout is not None else {}),
     )
     parallel = None
@@ -271,7 +297,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # collection (one cost 35 ms with pandas loaded, tools/bench_run_loop.py). Thawed after, for callers in-process.
     gc.freeze()
     try:
-        outcomes = Runner(options, model_options, judge).run(args.data, args.model, custom)
+        if budgets:
+            from vlmkit.run.frame_sweep import run_sweep
+
+            outcomes = run_sweep(budgets, options, model_options, judge, args.data, args.model, custom)
+        else:
+            outcomes = Runner(options, model_options, judge).run(args.data, args.model, custom)
     except JudgeStopped as stop:  # the judge's probe failed before anything was asked
         print(f"vlmkit: error: {stop}", file=sys.stderr)
         return STOPPED
@@ -342,9 +373,9 @@ def _complete(parser: argparse.ArgumentParser) -> None:
         return
 
     def datasets(**_: object) -> list[str]:
-        from datasets_tsv.catalog.entries import catalog_rows
+        from datasets_tsv.catalog.entries import known_rows
 
-        return sorted(catalog_rows())
+        return sorted(known_rows())
 
     def models(**_: object) -> list[str]:
         from vlm.registry import model_registry

@@ -24,6 +24,7 @@ def complete(line: str, tmp_path: Path) -> list[str]:
 def test_flags_benchmarks_and_models_complete(tmp_path: Path):
     assert complete("vlmkit run --dat", tmp_path) == ["--data", "--data-parallel", "--data-root"]
     assert complete("vlmkit run --data MMBench_DEV_E", tmp_path) == ["MMBench_DEV_EN", "MMBench_DEV_EN_V11"]
+    assert complete("vlmkit run --data MMLU", tmp_path) == ["MMLU", "MMLU-Pro"]  # the text-only table too
     assert "qwen2.5-vl" in complete("vlmkit run --data POPE --model qwen", tmp_path)
     assert complete("vlmkit re", tmp_path) == ["report"]
 
