@@ -19,6 +19,10 @@ Columns (tab-separated, one registry name per line, `#` lines and blank lines ig
 - repetition_penalty  passed to generate explicitly (a number).
 - system_prompt       a JSON string (`"You are ... "`, so that its spaces are visible): the system turn the wrapper
                       sends; `--system-prompt` wins, and a row's own system turn wins over both.
+- coords              the family's coordinate convention for points and boxes (`abs`: pixels of the image as the
+                      model saw it, `norm1000`, `norm1`; empty: not known). GUI grounding reads this model's replies by
+                      it unless `--coords` is given (vlmkit.run.inputs.model_facts); it changes no answer, so it stays
+                      out of `as_kwarg()` and the run fingerprint.
 - notes               where vlmkit still differs from VLMEvalKit for this model (recorded in results.json).
 
 The generic transformers path applies a preset (`vlm.local.generic.HFVisionModel(preset=...)`): the limits to the
@@ -37,11 +41,13 @@ from importlib import resources
 from typing import Any
 
 from vlm.prompts import FAMILIES
+from vlmkit.scoring.benchmarks.gui_points import COORDS
 
 COLUMNS = (
     "name", "vlmeval", "vlmeval_prompt", "prompt_style", "min_pixels", "max_pixels", "max_new_tokens",
-    "repetition_penalty", "system_prompt", "notes",
+    "repetition_penalty", "system_prompt", "coords", "notes",
 )  # fmt: skip
+PRESET_COORDS = tuple(c for c in COORDS if c != "auto")  # auto is the dataset's rule: an empty cell
 PROMPT_STYLES = ("dataset", *FAMILIES)
 VLMEVAL_PROMPTS = ("dataset", "model")
 IMAGE_KEYS = ("min_pixels", "max_pixels")
@@ -61,6 +67,7 @@ class Preset:
     prompt_style: str
     values: dict[str, Any] = field(default_factory=dict)  # only the keys the row sets, typed
     notes: str = ""
+    coords: str | None = None  # abs, norm1000, norm1; None: not known (not in as_kwarg: it changes no answer)
 
     def as_kwarg(self) -> dict[str, Any]:
         """The preset as the plain JSON value a model takes as `preset=` (and the run fingerprint holds; the notes,
@@ -130,6 +137,7 @@ def _row(cells: dict[str, str], where: str) -> Preset:
         prompt_style=_choice(cells["prompt_style"], PROMPT_STYLES, at("prompt_style")),
         values=values,
         notes=cells["notes"].strip(),
+        coords=_choice(cells["coords"], PRESET_COORDS, at("coords")) if cells["coords"] else None,
     )
 
 

@@ -12,10 +12,12 @@ Prompt (VLMEvalKit's `build_prompt`): the video, then one text: the mode's instr
 as ```json {"result": "option"}```; miou: the clue intervals as fractions 0..1 of the video, VLMEvalKit's
 `miou_wo_frame_time`), "Question: <question>\\n\\n" and the choices as "A:<choice>" lines, then "\\n\\n".
 Frames: long_acc and miou rows: VLMEvalKit's rule over the whole video (frame int(i * n / (N + 1)), i = 1..N; at --fps
-F, int(n / v * F) frames from frame 0), at the model's --nframe/--fps. clue_acc rows: VLMEvalKit's frames path samples
-min(N, 32) frames spread over the clue intervals of the whole video (`sample_frames_clue_average`), a rule vlmkit's
-frame plans do not have yet; vlmkit gives every model the clue clip (`cg_clue_videos/<qid>.mp4`, what VLMEvalKit
-gives a video model) sampled by the usual rule at the model's --nframe/--fps, a departure said in the notes.
+F, int(n / v * F) frames from frame 0), at the model's --nframe/--fps. clue_acc rows: VLMEvalKit's frames path, the
+"clue_average" rule of vlmkit.core.video over the row's clue intervals of the whole video (`sample_frames_clue_average`
+after `merge_intervals`: min(N, 32) frames spread over the merged intervals by their lengths; at --fps F, F frames a
+second inside them, filled up to 32 by the nframe rule). The prompt's video part names the clue clip
+(`cg_clue_videos/<qid>.mp4`, what VLMEvalKit gives a video model, and what `--video-mode video_url` sends); every
+model that samples frames takes them from the whole video by the plan beside it.
 Scoring: `vlmkit.scoring.benchmarks.cgbench_mcq`.
 """
 
@@ -27,6 +29,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from vlmkit.core.video import FramePlan
 from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.cgbench_mcq import MODES, score_cgbench_mcq
 from vlmkit.scoring.kinds.video_mcq import candidate_list
@@ -60,10 +63,21 @@ SYSTEM = {
 }
 NOTE_FRAMES = (
     "frames: VLMEvalKit's rule over the whole video for long_acc and miou rows, at the model's --nframe/--fps; for "
-    "clue_acc rows VLMEvalKit's frames path takes min(N, 32) frames spread over the clue intervals "
-    "(sample_frames_clue_average), which vlmkit does not have yet: vlmkit samples the clue clip cg_clue_videos/<qid>"
-    ".mp4 (what VLMEvalKit gives a video model) by the usual rule; no subtitles, no frame times (the bare names)"
+    "clue_acc rows VLMEvalKit's frames path, min(N, 32) frames spread over the merged clue intervals of the whole "
+    "video (sample_frames_clue_average; at --fps, F a second inside them, at least 32); --video-mode video_url sends "
+    "the clue clip cg_clue_videos/<qid>.mp4 (what VLMEvalKit gives a video model); where vlmkit departs: VLMEvalKit "
+    "lowers its nframe to 32 for good at the first clue_acc row, so with --nframe above 32 its later miou rows get 32 "
+    "frames too, where vlmkit caps the clue_acc rows only; no subtitles, no frame times (the bare names)"
 )
+
+
+def clue_pairs(value: Any) -> tuple[tuple[float, float], ...] | None:
+    """A question's clue intervals as (start, end) seconds; None when they are not a non-empty list of number pairs."""
+    try:
+        pairs = tuple((float(start), float(end)) for start, end in value)
+    except (TypeError, ValueError):
+        return None
+    return pairs or None
 
 
 class CGBenchMCQGrounding(SnapshotVideoDataset):
@@ -74,6 +88,9 @@ class CGBenchMCQGrounding(SnapshotVideoDataset):
     layout: ClassVar[str] = ("cgbench.json (Mini: cgbench_mini.json), the videos under cg_videos_720p/ and the clue "
                              "videos under cg_clue_videos/")
     notes: tuple[str, ...] = (NOTE_FRAMES,)
+    vlmevalkit_rule: ClassVar[str] = (
+        "vlmevalkit: frame int(i * n / (N + 1)), i = 1..N; fps: int(i * v / F) (long_acc, miou); clue_acc: "
+        "clue_average over the merged clue intervals (sample_frames_clue_average, N capped at 32)")
 
     def _read_table(self) -> pd.DataFrame:
         path = self.snapshot / self.questions
@@ -89,6 +106,9 @@ class CGBenchMCQGrounding(SnapshotVideoDataset):
                 field = "choices" if isinstance(item["duration"], (int, float)) else "duration"
                 raise DatasetError(f"{path}: item {pos}, field {field}: {str(item[field])[:60]!r} is not "
                                    f"{'a list' if field == 'choices' else 'a number'}") from None
+            if clue_pairs(item["clue_intervals"]) is None:
+                raise DatasetError(f"{path}: item {pos}, field clue_intervals: {str(item['clue_intervals'])[:60]!r} "
+                                   "is not a list of [start, end] seconds")
         rows = []
         for mode in MODES:
             for item in items:
@@ -108,6 +128,14 @@ class CGBenchMCQGrounding(SnapshotVideoDataset):
     def video_file(self, line: dict[str, Any]) -> Path:
         return self.snapshot / (line["clue_video_path"] or line["video"])
 
+    def frame_plan(self, line: dict[str, Any]) -> FramePlan:
+        """clue_acc rows: the clue intervals of the whole video (module docstring); the others: the usual rule."""
+        if line["task_mode"] != "clue_acc":
+            return super().frame_plan(line)
+        whole = (self.snapshot / line["video"]).resolve()
+        return FramePlan(rule="clue_average", fps_rule="clue_average", source=str(whole),
+                         intervals=clue_pairs(json.loads(line["clue_intervals"])))
+
     def missing_hint(self) -> str:
         return (f"unzip the snapshot's video_chunk_*.zip into {self.snapshot / 'cg_videos_720p'} and "
                 f"clue_video_chunk_*.zip into {self.snapshot / 'cg_clue_videos'} (VLMEvalKit does this on its first "
@@ -120,7 +148,7 @@ class CGBenchMCQGrounding(SnapshotVideoDataset):
 
     def build_prompt(self, line: dict[str, Any] | int) -> list[Any]:
         _, row = self._row(line)
-        return [video_part(self.prepared_video(row)), text_part(self.question_text(row))]
+        return [video_part(self.prepared_video(row, shown=self.video_file(row))), text_part(self.question_text(row))]
 
     def _score(self, df: pd.DataFrame, *, judge: Judge | None) -> EvalResult:
         return score_cgbench_mcq(df, name=self.name)

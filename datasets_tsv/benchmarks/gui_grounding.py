@@ -9,18 +9,25 @@ read too (vlmkit.scoring.benchmarks.gui_points).
 Options (catalog kwargs, or given by a run):
 - `layout`: `screenspot`, `screenspot_pro` (also VBGD), `venusbench` (VenusBench-GD) or `osworld_g` (the box
   format, the breakdown keys, VLMEvalKit's rule for reading the numbers: vlmkit.scoring.benchmarks.gui_grounding).
-- `coords`: the model family's coordinate convention, `abs`, `norm1000`, `norm1` or `auto` (default): `auto` reads
-  the numbers as VLMEvalKit does for the dataset (ScreenSpot/v2/Pro: above 1 = pixels of the screenshot, else 0-1;
-  OSWorld_G: 0-1000). `abs` with `smart_resize` (default true) means pixels of the image resized by the Qwen2-VL
-  rule (Qwen2.5-VL), bounded by `min_pixels`/`max_pixels` (defaults: the Qwen2-VL processor's 3136 and 1003520;
-  a row's own `min_pixels`/`max_pixels` columns win); `smart_resize: false` means pixels of the original.
-The convention is in results.json: `dataset.scorer` and the first scoring note.
+- `coords`: the coordinate convention, `abs`, `norm1000`, `norm1` or `auto`: `auto` reads the numbers as VLMEvalKit
+  does for the dataset (ScreenSpot/v2/Pro: above 1 = pixels of the screenshot, else 0-1; OSWorld_G: 0-1000). `abs`
+  with `smart_resize` (default true) means pixels of the image resized by the Qwen2-VL rule (Qwen2.5-VL), bounded by
+  `min_pixels`/`max_pixels`; `smart_resize: false` means pixels of the original.
+Whose convention: each model's replies are read in its family's (`for_model`, told by the run what
+vlmkit.run.inputs.model_facts knows of the model): `coords` given to the dataset (the run's `--coords`) wins; else
+the family's from its preset (vlm/presets.tsv `coords`); else `auto`. The `abs` resize limits: `min_pixels`/
+`max_pixels` given to the dataset, else the model's preset's (what its local processor applies), else the Qwen2-VL
+processor's defaults 3136 and 1003520; a row's own `min_pixels`/`max_pixels` columns win over all. The convention
+and where it came from are in results.json: `dataset.scorer` (`coords`, `coords_from`: `--coords`, `preset` or
+`auto`, `coords_preset`, `pixels_from`) and the first scoring note.
 
 Scoring needs the screenshot's size: it is read from the decoded image of each row (its first image).
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import pandas as pd
@@ -47,20 +54,60 @@ class GuiGroundingDataset(TSVDataset):
     takes_coords: ClassVar[bool] = True  # a run's --coords reaches it (datasets_tsv.catalog.registry.with_coords)
 
     def __init__(
-        self, name: str, *, layout: str = "screenspot", coords: str = "auto", smart_resize: bool = True,
-        min_pixels: int = QWEN2VL_MIN_PIXELS, max_pixels: int = QWEN2VL_MAX_PIXELS, **kwargs: Any,
+        self, name: str, *, layout: str = "screenspot", coords: str | None = None, smart_resize: bool = True,
+        min_pixels: int | None = None, max_pixels: int | None = None, **kwargs: Any,
     ) -> None:  # fmt: skip
+        """coords, min_pixels, max_pixels: None leaves them to the model (`for_model`), else their defaults."""
         from vlmkit.scoring.benchmarks.gui_grounding import LAYOUTS, layout_columns
 
         if layout not in LAYOUTS:
             raise ValueError(f"{name}: layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
-        if coords not in COORDS:
+        if coords is not None and coords not in COORDS:
             raise ValueError(f"{name}: coords {coords!r}; choose one of {', '.join(COORDS)}")
+        if (min_pixels is None) != (max_pixels is None):
+            raise ValueError(f"{name}: min_pixels and max_pixels go together")
         self.layout = layout
-        self.convention = Convention(coords, LAYOUTS[layout].vlmevalkit_rule, bool(smart_resize), int(min_pixels),
-                                     int(max_pixels))  # fmt: skip
+        self._given = (coords, bool(smart_resize), min_pixels, max_pixels)
+        self.coords_from: dict[str, Any] = {}
+        self.convention = self._convention({})
         self.answer_columns = layout_columns(layout)
         super().__init__(name, **kwargs)
+
+    def _convention(self, facts: Mapping[str, Any]) -> Convention:
+        """The convention for a model's replies (module docstring); sets `coords_from` (what results.json records)."""
+        from vlmkit.scoring.benchmarks.gui_grounding import LAYOUTS
+
+        coords, smart, min_pixels, max_pixels = self._given
+        if coords is not None:
+            origin, source = {"coords_from": "--coords"}, "convention from --coords"
+        elif facts.get("coords"):
+            coords = str(facts["coords"])
+            origin = {"coords_from": "preset", "coords_preset": facts["preset"]}
+            source = f"convention from the preset {facts['preset']}"
+        else:
+            coords = "auto"
+            origin = {"coords_from": "auto"}
+            source = (f"no --coords, and no preset of {facts['model']} gives a convention" if facts.get("model")
+                      else "no --coords, and no model's preset was given")
+        if min_pixels is not None:
+            origin["pixels_from"] = "the dataset's options"
+        elif facts.get("min_pixels"):
+            min_pixels, max_pixels = int(facts["min_pixels"]), int(facts["max_pixels"])
+            origin["pixels_from"] = f"the preset {facts.get('pixels_preset') or facts.get('preset')}"
+        else:
+            min_pixels, max_pixels = QWEN2VL_MIN_PIXELS, QWEN2VL_MAX_PIXELS
+            origin["pixels_from"] = "the Qwen2-VL image processor's defaults"
+        self.coords_from = origin
+        return Convention(coords, LAYOUTS[self.layout].vlmevalkit_rule, smart, int(min_pixels), int(max_pixels),
+                          source=source)  # fmt: skip
+
+    def for_model(self, facts: Mapping[str, Any]) -> GuiGroundingDataset:
+        """This dataset reading one model's replies: a copy (sharing the rows and images) whose convention is that
+        model's (module docstring). facts: vlmkit.run.inputs.model_facts (`model`, and where known `coords` with the
+        `preset` naming it, `min_pixels`/`max_pixels` with `pixels_preset`)."""
+        twin = copy.copy(self)
+        twin.convention = twin._convention(facts)
+        return twin
 
     def prompt_text(self, line: dict[str, Any]) -> str:
         return USER_INSTRUCTION.format(instruction=self.text(line, "question"))
@@ -94,6 +141,6 @@ class GuiGroundingDataset(TSVDataset):
 
     def scorer_params(self) -> dict[str, Any]:
         conv = self.convention
-        return {"scorer": "gui_grounding", "layout": self.layout, "coords": conv.coords,
+        return {"scorer": "gui_grounding", "layout": self.layout, "coords": conv.coords, **self.coords_from,
                 "smart_resize": conv.smart_resize, "min_pixels": conv.min_pixels, "max_pixels": conv.max_pixels,
                 "coords_meaning": conv.describe()}  # fmt: skip

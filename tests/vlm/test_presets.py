@@ -57,6 +57,21 @@ def test_every_preset_names_a_local_registry_model_with_known_typed_values() -> 
     assert presets["llava-1.5-7b-hf"].vlmeval == "llava_v1.5_7b" and presets["llava-1.5-7b-hf"].values["max_new_tokens"] == 512
 
 
+def test_each_family_says_its_coordinate_convention() -> None:
+    """Qwen2-VL answers boxes in 0-1000, Qwen2.5-VL in pixels of its resized image, InternVL in 0-1000 (VLMEvalKit's
+    InternVLChat divides by 1000), LLaVA-1.5 in 0-1; the other families say none. The convention changes no answer,
+    so it is not part of the kwarg a model (and the run fingerprint) gets."""
+    presets = model_presets()
+    expected = {"Qwen2-VL-": "norm1000", "Qwen2.5-VL-": "abs", "InternVL3-": "norm1000", "llava-1.5-": "norm1"}
+    for name, preset in presets.items():
+        want = next((v for prefix, v in expected.items() if name.startswith(prefix)), None)
+        assert preset.coords == want, name
+        assert "coords" not in preset.as_kwarg() and "coords" not in preset.values, name
+    one = parse_presets(_tsv("m\tv\tdataset\tdataset\t\t\t8\t\t\tnorm1\t"))["m"]
+    assert one.coords == "norm1"
+    assert parse_presets(_tsv("m\tv\tdataset\tdataset\t\t\t8\t\t\t\t"))["m"].coords is None
+
+
 def test_the_registry_carries_each_preset_to_its_name_and_aliases() -> None:
     registry = model_registry()
     presets = model_presets()
@@ -79,16 +94,18 @@ def _tsv(*rows: str) -> str:
 @pytest.mark.parametrize(
     ("row", "message"),
     [
-        ("m\tv\tdataset\tdataset\t10\t20\t2048\t1.0\t\t", None),
-        ("m\tv\tdataset\tdataset\tten\t20\t2048\t1.0\t\t", r"line 3, column min_pixels: expected a whole number, got 'ten'"),
-        ("m\tv\tdataset\tdataset\t30\t20\t2048\t1.0\t\t", r"line 3: min_pixels 30 is above max_pixels 20"),
-        ("m\tv\tdataset\tdataset\t10\t\t2048\t1.0\t\t", r"min_pixels and max_pixels go together"),
-        ("m\tv\tdataset\tdataset\t\t\t0\t\t\t", r"column max_new_tokens: expected a whole number of 1 or more"),
-        ("m\tv\tdataset\tdataset\t\t\t8\tx\t\t", r"column repetition_penalty: expected a number"),
-        ("m\tv\tdataset\tmodel\t\t\t8\t\t\t", r"column prompt_style: expected one of dataset, qwen2vl, .*got 'model'"),
-        ("m\tv\tcustom\tdataset\t\t\t8\t\t\t", r"column vlmeval_prompt: expected one of dataset, model"),
-        ("m\tv\tdataset\tdataset\t\t\t8\t\tBe brief.\t", r"column system_prompt: expected a JSON string"),
-        ("m\tv\tdataset\tdataset\t\t\t8\t\t\t\textra", r"line 3: 11 cells, expected 10"),
+        ("m\tv\tdataset\tdataset\t10\t20\t2048\t1.0\t\t\t", None),
+        ("m\tv\tdataset\tdataset\tten\t20\t2048\t1.0\t\t\t", r"line 3, column min_pixels: expected a whole number, got 'ten'"),
+        ("m\tv\tdataset\tdataset\t30\t20\t2048\t1.0\t\t\t", r"line 3: min_pixels 30 is above max_pixels 20"),
+        ("m\tv\tdataset\tdataset\t10\t\t2048\t1.0\t\t\t", r"min_pixels and max_pixels go together"),
+        ("m\tv\tdataset\tdataset\t\t\t0\t\t\t\t", r"column max_new_tokens: expected a whole number of 1 or more"),
+        ("m\tv\tdataset\tdataset\t\t\t8\tx\t\t\t", r"column repetition_penalty: expected a number"),
+        ("m\tv\tdataset\tmodel\t\t\t8\t\t\t\t", r"column prompt_style: expected one of dataset, qwen2vl, .*got 'model'"),
+        ("m\tv\tcustom\tdataset\t\t\t8\t\t\t\t", r"column vlmeval_prompt: expected one of dataset, model"),
+        ("m\tv\tdataset\tdataset\t\t\t8\t\tBe brief.\t\t", r"column system_prompt: expected a JSON string"),
+        ("m\tv\tdataset\tdataset\t\t\t8\t\t\tpixels\t", r"column coords: expected one of abs, norm1000, norm1, got"),
+        ("m\tv\tdataset\tdataset\t\t\t8\t\t\tauto\t", r"column coords: .* got 'auto'"),  # auto: an empty cell
+        ("m\tv\tdataset\tdataset\t\t\t8\t\t\t\t\textra", r"line 3: 12 cells, expected 11"),
     ],
 )
 def test_a_bad_row_is_one_line_naming_line_and_column(row: str, message: str | None) -> None:
@@ -102,7 +119,7 @@ def test_a_bad_row_is_one_line_naming_line_and_column(row: str, message: str | N
 
 
 def test_duplicates_and_unknown_columns_are_refused() -> None:
-    row = "m\tv\tdataset\tdataset\t\t\t8\t\t\t"
+    row = "m\tv\tdataset\tdataset\t\t\t8\t\t\t\t"
     with pytest.raises(PresetError, match="'m' is listed twice"):
         parse_presets(_tsv(row, row))
     with pytest.raises(PresetError, match="the columns must be"):

@@ -19,6 +19,14 @@ Sampling rules (``frame_indices``), for a video of n frames at v frames per seco
   one n - 1 (N = 1: frame 0); fps: the "vlmevalkit" fps rule.
 - ``"linspace_tail"`` (VSI-Bench's default `uniform_tail`): as "linspace", then frame n - 1 is appended when the
   last frame taken is not already n - 1 (at nframe only when N = 1; at fps whenever the step misses the last frame).
+- ``"clue_average"`` (CG-Bench's clue_acc rows, VLMEvalKit's `sample_frames_clue_average` with its
+  `merge_intervals`): the plan's clue intervals (seconds of the whole video) are sorted and merged (an interval that
+  starts at or before the previous end joins it), then become frame ranges ``[round(s * v), round(e * v))``
+  (Python's round, half to even) of lengths L_j, total T. nframe: N is capped at 32 (``CLUE_MAX_FRAMES``); when
+  N >= T every frame of every range is taken; else range j gets ``max(1, int(N * L_j / T))`` frames
+  ``int(lo_j + seg / 2 + seg * k)``, seg = L_j / that count. fps: per merged interval ``int(s * v)`` .. ``int(e * v)``
+  in steps of v / F (``int(lo + i * v / F)`` for i < int((hi - lo) / (v / F))); fewer than 32 frames in all: the
+  nframe rule with N = 32 instead. Frames past the video's last are not sent (VLMEvalKit's reader fails on them).
 
 Timestamps are ``index / v`` seconds. Frames come back as RGB PIL images (``sample_frames``), JPEG data URLs
 (``frame_data_urls``, for APIs) or JPEG files (``frame_files``).
@@ -65,7 +73,8 @@ from vlmkit.core.message import is_url
 _SEEK_GAP = 48  # frames: closer targets are reached by decoding forward, farther ones by seeking
 _FRAMES_META = "frames.json"
 PLAN_SUFFIX = ".frames.json"
-RULES = ("vlmevalkit", "segments", "centre", "linspace", "linspace_tail")
+RULES = ("vlmevalkit", "segments", "centre", "linspace", "linspace_tail", "clue_average")
+CLUE_MAX_FRAMES = 32  # VLMEvalKit caps a clue_acc row's nframe at 32 (and fills an fps sampling up to 32)
 DECODERS = ("opencv", "pyav")
 FRAME_FILE_SUFFIXES = (".jpg", ".jpeg", ".png")
 DEFAULT_NFRAME = 8  # frames per clip when neither --nframe nor --fps is given (VLMEvalKit's usual 8-frame setting)
@@ -80,7 +89,8 @@ class FramePlan:
     """How a dataset's video is sampled (module docstring). rule: one of RULES; source: the file or frame folder the
     frames come from (None: the planned file itself); bound: seconds (start, end) ("segments"); frame_rate: the rate
     to assume for the bound (None: the file's own); first: the number of the first frame (1 for frame folders);
-    fps_rule: how --fps samples ("vlmevalkit", "centre"), or None where the benchmark refuses fps."""
+    fps_rule: how --fps samples ("vlmevalkit", "centre"), or None where the benchmark refuses fps; intervals:
+    seconds (start, end) of the whole video ("clue_average": CG-Bench's clue intervals, merged when sampled)."""
 
     rule: str = "vlmevalkit"
     source: str | None = None
@@ -89,16 +99,23 @@ class FramePlan:
     first: int = 0
     fps_rule: str | None = "vlmevalkit"
     refuse_fps: str = ""  # the reason shown when fps_rule is None
+    intervals: tuple[tuple[float, float], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
             raise ValueError(f"frame plan: unknown rule {self.rule!r} (expected one of {', '.join(RULES)})")
         if self.fps_rule is not None and self.fps_rule not in RULES:
             raise ValueError(f"frame plan: unknown fps rule {self.fps_rule!r}")
+        if "clue_average" in (self.rule, self.fps_rule) and not self.intervals:
+            raise ValueError("frame plan: the clue_average rule needs the clue intervals")
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["bound"] = list(self.bound) if self.bound is not None else None
+        if self.intervals is None:  # left out: the plans (and frame caches) of the other rules keep their keys
+            del out["intervals"]
+        else:
+            out["intervals"] = [list(pair) for pair in self.intervals]
         return out
 
     @classmethod
@@ -108,7 +125,14 @@ class FramePlan:
                    bound=(float(bound[0]), float(bound[1])) if bound is not None else None,
                    frame_rate=float(data["frame_rate"]) if data.get("frame_rate") is not None else None,
                    first=int(data.get("first", 0)), fps_rule=data.get("fps_rule", "vlmevalkit"),
-                   refuse_fps=str(data.get("refuse_fps", "")))
+                   refuse_fps=str(data.get("refuse_fps", "")), intervals=_pairs(data.get("intervals")))
+
+
+def _pairs(value: Any) -> tuple[tuple[float, float], ...] | None:
+    """A plan's intervals from JSON ([[s, e], ...]); None stays None."""
+    if value is None:
+        return None
+    return tuple((float(s), float(e)) for s, e in value)
 
 
 @dataclass
@@ -169,7 +193,8 @@ def check_sampling(nframe: int | None, fps: float | None) -> dict[str, Any]:
 # -- which frames -------------------------------------------------------------------------------------------------
 def frame_indices(total_frames: int, video_fps: float, *, nframe: int | None = None, fps: float | None = None,
                   rule: str = "vlmevalkit", bound: tuple[float, float] | None = None, first: int = 0,
-                  fps_rule: str | None = "vlmevalkit", refuse_fps: str = "") -> list[int]:
+                  fps_rule: str | None = "vlmevalkit", refuse_fps: str = "",
+                  intervals: Sequence[Sequence[float]] | None = None) -> list[int]:
     """The frame numbers a rule picks, in the order they are sent (module docstring). ValueError for a sampling the
     rule cannot do (fps without a frame rate, fps where the plan refuses it)."""
     settings = check_sampling(nframe, fps)
@@ -184,6 +209,13 @@ def frame_indices(total_frames: int, video_fps: float, *, nframe: int | None = N
             raise ValueError("sampling by fps needs the video's frame rate, and this video does not state one")
         rule = fps_rule
     last = first + total_frames - 1
+    if rule == "clue_average":
+        if not intervals:
+            raise ValueError("the clue_average rule needs the clue intervals")
+        if video_fps <= 0:
+            raise ValueError("clue intervals in seconds cannot be found: no frame rate is known")
+        picked = _clue_indices(merge_intervals(intervals), video_fps, settings)
+        return [first + i for i in picked if first + i <= last]
     if rule in ("linspace", "linspace_tail"):
         return _linspace_indices(total_frames, video_fps, settings, tail=rule == "linspace_tail", first=first)
     if rule == "centre":
@@ -211,6 +243,45 @@ def frame_indices(total_frames: int, video_fps: float, *, nframe: int | None = N
                              f"{video_fps:g} fps)")
     seg = float(hi - lo) / settings["nframe"]
     return [int(lo + seg / 2 + np.round(seg * k)) for k in range(settings["nframe"])]
+
+
+def merge_intervals(intervals: Sequence[Sequence[float]]) -> list[tuple[float, float]]:
+    """Intervals sorted by start, each one that starts at or before the previous end merged into it (VLMEvalKit's
+    CG-Bench `merge_intervals`)."""
+    merged: list[list[float]] = []
+    for start, end in sorted(([float(s), float(e)] for s, e in intervals), key=lambda pair: pair[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(s, e) for s, e in merged]
+
+
+def clue_average_indices(intervals: Sequence[tuple[float, float]], nframe: int, video_fps: float) -> list[int]:
+    """VLMEvalKit's `sample_frames_clue_average` over already merged intervals (seconds): the "clue_average" nframe
+    rule without its cap (module docstring)."""
+    ranges = [(round(s * video_fps), round(e * video_fps)) for s, e in intervals]
+    lengths = [hi - lo for lo, hi in ranges]
+    total = sum(lengths)
+    if nframe >= total:
+        return [i for lo, hi in ranges for i in range(lo, hi)]
+    picked: list[int] = []
+    for (lo, _), length in zip(ranges, lengths):
+        count = max(1, int(nframe * (length / total)))
+        seg = length / count
+        picked += [int(lo + seg / 2 + seg * k) for k in range(count)]
+    return picked
+
+
+def _clue_indices(merged: list[tuple[float, float]], video_fps: float, settings: dict[str, Any]) -> list[int]:
+    if "nframe" in settings:
+        return clue_average_indices(merged, min(settings["nframe"], CLUE_MAX_FRAMES), video_fps)
+    step = video_fps / settings["fps"]
+    picked: list[int] = []
+    for start, end in merged:
+        lo, hi = int(start * video_fps), int(end * video_fps)
+        picked += [int(lo + i * step) for i in range(int((hi - lo) / step))]
+    return picked if len(picked) >= CLUE_MAX_FRAMES else clue_average_indices(merged, CLUE_MAX_FRAMES, video_fps)
 
 
 def _linspace_indices(total_frames: int, video_fps: float, settings: dict[str, Any], *, tail: bool,
@@ -439,7 +510,8 @@ def _sample(file: Path, plan: FramePlan, settings: dict[str, Any], decoder: str)
     rate = plan.frame_rate or file_fps
     try:
         indices = frame_indices(total, rate, rule=plan.rule, bound=plan.bound, first=plan.first,
-                                fps_rule=plan.fps_rule, refuse_fps=plan.refuse_fps, **settings)
+                                fps_rule=plan.fps_rule, refuse_fps=plan.refuse_fps, intervals=plan.intervals,
+                                **settings)
     except ValueError as exc:
         raise VideoError(f"video {source}: {exc}") from None
     if not indices:
@@ -455,7 +527,8 @@ def _sample(file: Path, plan: FramePlan, settings: dict[str, Any], decoder: str)
             capture.release()
         try:
             indices = frame_indices(total, rate, rule=plan.rule, bound=plan.bound, first=plan.first,
-                                    fps_rule=plan.fps_rule, refuse_fps=plan.refuse_fps, **settings)
+                                    fps_rule=plan.fps_rule, refuse_fps=plan.refuse_fps, intervals=plan.intervals,
+                                    **settings)
         except ValueError as exc:
             raise VideoError(f"video {source}: {exc}") from None
         frames = _read(source, sorted(set(indices)), decoder, rate, plan.first)

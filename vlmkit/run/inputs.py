@@ -22,7 +22,7 @@ def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: P
     keep_local_tsv: run a local TSV whose MD5 differs from the catalog's instead of refusing it.
     data_root: the local snapshot folder of benchmarks built from one (datasets_tsv.catalog.registry.build_dataset).
     coords: the click/box coordinate convention for benchmarks that read coordinates (GUI grounding): abs, norm1000,
-    norm1 or auto; None leaves each its default."""
+    norm1 or auto, for every model; None leaves it to each model's family (`dataset_for_model`), else auto."""
     from datasets_tsv.catalog.registry import build_dataset
 
     built = [
@@ -43,6 +43,40 @@ def build_datasets(datasets: list[str], custom: list[dict[str, Any]], *, root: P
     if twice:
         raise DataError(f"two datasets are named {twice[0]!r} (their results would share a folder); rename one")
     return built
+
+
+def model_facts(spec: ModelSpec) -> dict[str, Any]:
+    """What a dataset may learn of the model whose replies it reads (`dataset_for_model`): `model` (the name typed),
+    and where its preset (vlm/presets.tsv) says them, `coords` (the family's coordinate convention) with `preset`
+    (the row that says it), and `min_pixels`/`max_pixels` with `pixels_preset` (the image limits the local processor
+    applies). A local entry's preset is the one it carries; a served model's is the row named by the last part of its
+    served id (`Qwen/Qwen2.5-VL-7B-Instruct` -> Qwen2.5-VL-7B-Instruct), for its convention only: a server resizes
+    images by its own settings, which the run does not know."""
+    from vlm.presets import model_presets
+
+    presets = model_presets()
+    facts: dict[str, Any] = {"model": spec.name}
+    carried = spec.kwargs.get("preset") if spec.is_local else None
+    name = carried.get("name") if isinstance(carried, dict) else None
+    if name is None and spec.is_api:
+        served = str(spec.kwargs.get("model") or spec.name).rstrip("/").rsplit("/", 1)[-1]
+        name = served if served in presets else None
+    preset = presets.get(name) if name else None
+    if preset is not None and preset.coords:
+        facts.update(coords=preset.coords, preset=preset.name)
+    values = carried.get("values") if isinstance(carried, dict) else None
+    if isinstance(values, dict) and values.get("min_pixels") and values.get("max_pixels"):
+        facts.update(min_pixels=int(values["min_pixels"]), max_pixels=int(values["max_pixels"]), pixels_preset=name)
+    return facts
+
+
+def dataset_for_model(dataset: Dataset, spec: ModelSpec) -> Dataset:
+    """The dataset as it reads one model's replies: a dataset whose reading depends on the model family declares
+    `for_model(facts)` (GUI grounding: the click coordinates' convention) and gets a copy told `model_facts(spec)`;
+    any other dataset is returned as it is. The runner asks this once per (model, dataset) pair, so a run with several
+    models reads each model's replies in that model's convention, and results.json records it per pair."""
+    tell = getattr(dataset, "for_model", None)
+    return tell(model_facts(spec)) if callable(tell) else dataset
 
 
 def check_frames(spec: ModelSpec, dataset: Dataset) -> None:

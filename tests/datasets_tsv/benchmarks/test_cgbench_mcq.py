@@ -56,8 +56,8 @@ SCORES = [1.0, 1.0, 1.0, 0.0, 0.6, 70 / 120]
 def write_snapshot(root: Path, items: list[dict] = ITEMS, name: str = "cgbench_mini.json") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / name).write_text(json.dumps(items))
-    for item in items:
-        write_indexed_video(root / "cg_videos_720p" / f"{item['video_uid']}.mp4", 50, fps=10.0)
+    for item in items:  # whole videos of 250 s at 1 frame a second: the clue intervals' seconds are frame numbers
+        write_indexed_video(root / "cg_videos_720p" / f"{item['video_uid']}.mp4", 250, fps=1.0)
         write_indexed_video(root / "cg_clue_videos" / f"{item['qid']}.mp4", 20, fps=10.0)
     return root
 
@@ -86,10 +86,27 @@ def test_three_rows_a_question_and_vlmevalkits_prompts(bench: CGBenchMCQGroundin
     assert Path(bench.build_prompt(2)[0]["value"]).resolve() == (snap / "cg_clue_videos" / "q1.mp4").resolve()
 
 
-@pytest.mark.parametrize("row_no, expected", [(0, [10, 20, 30, 40]), (2, [4, 8, 12, 16])])  # int(i * n / 5)
+@pytest.mark.parametrize("row_no, expected", [
+    (0, [50, 100, 150, 200]),  # long_acc: int(i * 250 / 5) of the whole video
+    (4, [50, 100, 150, 200]),  # miou: the same
+    # clue_acc, VLMEvalKit's sample_frames_clue_average over the whole video: q1 [100, 200] s -> frames [100, 200),
+    # 4 frames, seg 25: int(100 + 12.5 + 25 k); q2 [0, 50] and [40, 100] merge into [0, 100): int(12.5 + 25 k)
+    (2, [112, 137, 162, 187]), (3, [12, 37, 62, 87]),
+])  # fmt: skip
 def test_frames(bench: CGBenchMCQGroundingMini, row_no: int, expected: list[int]):
     video = bench.build_prompt(row_no)[0]["value"]
     assert [frame_number(f) for f in sample_frames(video, nframe=4).frames] == expected
+
+
+def test_clue_frames_by_fps_and_above_32(bench: CGBenchMCQGroundingMini):
+    video = bench.build_prompt(2)[0]["value"]  # q1: [100, 200) at 1 frame a second
+    by_fps = sample_frames(video, fps=0.5)  # every 2nd frame: 50 frames, at least 32
+    assert [frame_number(f) for f in by_fps.frames] == list(range(100, 200, 2))
+    sparse = sample_frames(video, fps=0.25)  # 25 frames: fewer than 32, so 32 spread: int(100 + 1.5625 + 3.125 k)
+    assert [frame_number(f) for f in sparse.frames] == [int(100 + 1.5625 + 3.125 * k) for k in range(32)]
+    capped = sample_frames(video, nframe=64)  # VLMEvalKit lowers N to 32 for clue_acc rows
+    assert [frame_number(f) for f in capped.frames] == [frame_number(f) for f in sparse.frames]
+    assert len(sample_frames(bench.build_prompt(0)[0]["value"], nframe=64).frames) == 64  # long_acc: not capped
 
 
 @pytest.mark.parametrize("reply, mode, answer, score", [
@@ -136,6 +153,14 @@ def test_a_missing_clue_video_names_the_file(tmp_path: Path):
         CGBenchMCQGroundingMini("CG-Bench_MCQ_Grounding_Mini", data_root=root, root=tmp_path)
 
 
+def test_bad_clue_intervals_are_one_line(tmp_path: Path):
+    bad = [{**ITEMS[0], "clue_intervals": [[100]]}]
+    with pytest.raises(DatasetError, match=r"cgbench_mini\.json: item 0, field clue_intervals: '\[\[100\]\]' is not a "
+                                           r"list of \[start, end\] seconds"):
+        CGBenchMCQGroundingMini("CG-Bench_MCQ_Grounding_Mini", data_root=write_snapshot(tmp_path / "s", bad),
+                                root=tmp_path)
+
+
 def test_a_bad_item_is_one_line(tmp_path: Path):
     bad = [{k: v for k, v in ITEMS[0].items() if k != "right_answer"}]
     with pytest.raises(DatasetError, match=r"cgbench_mini\.json: item 0, field right_answer: missing"):
@@ -148,8 +173,8 @@ ROW = (
     "CGBenchMCQGroundingMini\t{}\t\t\tCG-Bench MCQ with temporal grounding (long_acc, clue_acc, miou, CRR, acc@iou, "
     "rec@iou), mini set, from a local snapshot of CG-Bench/CG-Bench (--data-root DIR, or the Hugging Face cache)\tno "
     "download: the rows are read from a local snapshot of CG-Bench/CG-Bench (cgbench_mini.json, videos unzipped); "
-    "clue_acc frames come from the clue clip where VLMEvalKit spreads them over the clue intervals; an unread reply "
-    "scores 0 where VLMEvalKit leaves it out\tVideo-MCQ-Grounding\twrapper\n"
+    "clue_acc frames spread over the clue intervals of the whole video as VLMEvalKit's frames path does; an unread "
+    "reply scores 0 where VLMEvalKit leaves it out\tVideo-MCQ-Grounding\twrapper\n"
 )
 
 
@@ -170,7 +195,7 @@ def test_through_an_api_model(monkeypatch: pytest.MonkeyPatch, lmu_root: Path, t
     assert code == 0 and len(requests) == 6
     [user] = requests[("q1", "clue_acc")].body["messages"]
     assert [p["type"] for p in user["content"]] == ["image_url"] * 4 + ["text"]
-    assert frames_sent(user["content"]) == [4, 8, 12, 16]
+    assert frames_sent(user["content"]) == [112, 137, 162, 187]  # the whole video's frames in the clue interval
     scoring = json.loads((work / "served" / "CG-Bench_MCQ_Grounding_Mini" / "results.json").read_text())["scoring"]
     assert scoring["metrics"]["long_acc"] == 1.0 and scoring["metrics"]["clue_acc"] == pytest.approx(0.5)
     assert scoring["vlmevalkit"]["metrics"]["clue_acc"] == 1.0

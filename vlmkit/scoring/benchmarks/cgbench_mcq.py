@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from vlmkit.core.cells import is_missing
+from vlmkit.core.video import merge_intervals
 from vlmkit.scoring.common.breakdown import keyed_records
 from vlmkit.scoring.kinds.video_mcq import INFERENCE_ERROR, RULE, UNPARSED, method_counts
 from vlmkit.scoring.result import EvalResult
@@ -61,19 +62,9 @@ def duration_range(seconds: float) -> str:
     return "60+"
 
 
-def _merged(intervals: list[list[float]]) -> list[list[float]]:
-    out: list[list[float]] = []
-    for start, end in sorted(([float(a), float(b)] for a, b in intervals), key=lambda x: x[0]):
-        if out and start <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], end)
-        else:
-            out.append([start, end])
-    return out
-
-
 def interval_iou(first: list[list[float]], second: list[list[float]]) -> float:
     """IoU of two sets of intervals, each merged first (`calculate_intervals_iou`)."""
-    a, b = _merged(first), _merged(second)
+    a, b = merge_intervals(first), merge_intervals(second)
     inter = sum(max(0.0, min(x[1], y[1]) - max(x[0], y[0])) for x in a for y in b)
     union = sum(e - s for s, e in a) + sum(e - s for s, e in b) - inter
     return inter / union if union > 0 else 0.0

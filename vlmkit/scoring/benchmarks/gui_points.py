@@ -9,7 +9,8 @@ Reading (`read_click`), the first that applies:
    `point_2d` and `coordinate`): a box stands for its centre.
 Anything else reads no point (a miss).
 
-Conventions (`COORDS`, the `coords` option of the GUI datasets):
+Conventions (`COORDS`, the `coords` option of the GUI datasets; which family writes which: vlm/presets.tsv, and
+each model's replies are read in its own in a run, datasets_tsv.benchmarks.gui_grounding):
 - `abs`: absolute pixels of the image as the model saw it. With `smart_resize` (the default) that is the image
   resized by the Qwen2-VL rule (`smart_resize` below: sides rounded to multiples of 28, the area brought inside
   [min_pixels, max_pixels]), as Qwen2.5-VL answers; without it, pixels of the original screenshot.
@@ -80,6 +81,7 @@ class Convention:
     smart_resize: bool = True  # `abs`: pixels of the Qwen2-VL-resized image (else of the original)
     min_pixels: int = QWEN2VL_MIN_PIXELS
     max_pixels: int = QWEN2VL_MAX_PIXELS
+    source: str = ""  # where it came from, a phrase for the notes ("convention from --coords", ...)
 
     def __post_init__(self) -> None:
         if self.coords not in COORDS:
@@ -117,6 +119,9 @@ class Convention:
 
     def describe(self) -> str:
         """One line for results.json notes."""
+        return self._meaning() + (f"; {self.source}" if self.source else "")
+
+    def _meaning(self) -> str:
         if self.coords == "auto":
             return f"click points read by VLMEvalKit's rule for this dataset (coords auto): " \
                    f"{VLMEVALKIT_RULES[self.vlmevalkit_rule]}"
