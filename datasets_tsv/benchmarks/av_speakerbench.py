@@ -29,7 +29,8 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.av_speakerbench import score_av_speakerbench
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import indexed_rows, require_columns, snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 TSV = "test.tsv"
@@ -65,22 +66,12 @@ class AVSpeakerBench(SnapshotVideoDataset):
 
     def _read_table(self) -> pd.DataFrame:
         path = self.snapshot / TSV
-        if not path.is_file():
-            raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot (branch {self.revision}) in "
-                               f"{self.snapshot} ({self.layout})")
-        raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")
-        missing = [c for c in (*COLUMNS, self.path_column) if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (AV-SpeakerBench has {', '.join(COLUMNS)}, "
-                               "audio_visual_path, visual_path)")
-        if "index" not in raw.columns:
-            raw = raw.assign(index=range(len(raw)))
+        raw = snapshot_tsv(path, f"expected the {self.repo_id} snapshot (branch {self.revision}) in {self.snapshot} "
+                                 f"({self.layout})")
+        require_columns(raw, (*COLUMNS, self.path_column), path,
+                        f"AV-SpeakerBench has {', '.join(COLUMNS)}, audio_visual_path, visual_path")
         rows = []
-        for pos, row in enumerate(raw.to_dict("records")):
-            try:
-                index = int(row["index"])
-            except (TypeError, ValueError):
-                raise DatasetError(f"{path}: row {pos}, field index: {row['index']!r} is not a whole number") from None
+        for pos, index, row in indexed_rows(raw, path):
             if not str(row[self.path_column]).strip():
                 raise DatasetError(f"{path}: row {pos}, field {self.path_column}: empty")
             rows.append({"index": index, "video_path": str(row[self.path_column]),

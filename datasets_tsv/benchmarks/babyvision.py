@@ -20,13 +20,11 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from vlmkit.core.config import lmu_data_root
-from vlmkit.core.files import write_text_atomic
 from vlmkit.judging import Judge
 from vlmkit.scoring.result import EvalResult
 
+from datasets_tsv.benchmarks.data_root_table import DataRootTable, write_rows_tsv
 from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.judged import JudgedDataset
 
 BOXED_INSTRUCTION = "Think about the question and give your final answer in \\boxed{Answer} format."
 META = "meta_data.jsonl"
@@ -78,36 +76,21 @@ def table_rows(meta: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def write_table(data_root: Path, tsv: Path) -> None:
-    """Write the TSV from DIR's meta_data.jsonl unless it already holds the same text."""
-    folder = data_root / FOLDER if (data_root / FOLDER / META).is_file() else data_root
-    meta = folder / META
-    if not meta.is_file():
-        raise DatasetError(f"--data-root {data_root}: no {META} there or in {FOLDER}/ (unzip babyvision_data.zip)")
-    text = pd.DataFrame(table_rows(meta), columns=list(COLUMNS)).to_csv(sep="\t", index=False)
-    if not tsv.is_file() or tsv.read_text(encoding="utf-8") != text:
-        tsv.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(tsv, text)
-
-
-class BabyVisionDataset(JudgedDataset):
+class BabyVisionDataset(DataRootTable):
     """BabyVision (module docstring)."""
 
-    takes_data_root: ClassVar[bool] = True
     judge_scorer = "BabyVision answer match (LLM judge)"
     answer_columns: ClassVar[tuple[str, ...]] = ("answer", "Type", "Subtype")
+    data_root_hint: ClassVar[str] = ("DIR, the unzipped babyvision_data folder of "
+                                     "https://github.com/UniPat-AI/BabyVision (data/babyvision_data.zip),")
 
-    def __init__(self, name: str, *, data_root: Path | str | None = None, root: Path | None = None,
-                 **kwargs: Any) -> None:
-        base = Path(root).expanduser() if root is not None else lmu_data_root()
-        tsv = base / f"{name}.tsv"
-        if data_root is not None:
-            write_table(Path(data_root).expanduser(), tsv)
-        elif not tsv.is_file():
-            raise DatasetError(f"{tsv}: not found; pass --data-root DIR, the unzipped babyvision_data folder of "
-                               "https://github.com/UniPat-AI/BabyVision (data/babyvision_data.zip), to write it")
-        self.data_root = Path(data_root).expanduser() if data_root is not None else None
-        super().__init__(name, root=base, **kwargs)
+    def write_table(self, data_root: Path, tsv: Path) -> None:
+        """Write the TSV from DIR's meta_data.jsonl unless it already holds the same text."""
+        folder = data_root / FOLDER if (data_root / FOLDER / META).is_file() else data_root
+        meta = folder / META
+        if not meta.is_file():
+            raise DatasetError(f"--data-root {data_root}: no {META} there or in {FOLDER}/ (unzip babyvision_data.zip)")
+        write_rows_tsv(tsv, table_rows(meta), COLUMNS)
 
     def score_with_judge(self, df: pd.DataFrame, judge: Judge) -> EvalResult:
         from vlmkit.scoring.benchmarks.babyvision import score_babyvision
@@ -115,4 +98,4 @@ class BabyVisionDataset(JudgedDataset):
         return score_babyvision(df, judge, what=str(self.tsv_path))
 
     def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "babyvision", **({"data_root": str(self.data_root)} if self.data_root else {})}
+        return {"scorer": "babyvision", **self.data_root_params()}

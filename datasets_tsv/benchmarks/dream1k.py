@@ -22,8 +22,9 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.dream1k import score_dream1k
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.mmbench_video import JudgedSnapshotVideo, read_snapshot_tsv
+from datasets_tsv.benchmarks.mmbench_video import JudgedSnapshotVideo
 from datasets_tsv.benchmarks.moviechat import NOTE_FRAMES
+from datasets_tsv.kinds.snapshot_table import read_snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import text_part, video_part
 
 NOTE_JUDGE = "judge: the one given with --judge (VLMEvalKit's default gpt-4o); its texts are VLMEvalKit's"

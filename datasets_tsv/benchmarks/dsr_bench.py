@@ -22,7 +22,7 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.spatial_video import score_spatial_video
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.spatial_video import SpatialVideoDataset
+from datasets_tsv.benchmarks.spatial_video import SpatialVideoDataset, judge_not_asked
 from datasets_tsv.benchmarks.videomme import FRAMES_PROMPT
 from datasets_tsv.benchmarks.vsi_bench import NO_JUDGE_NOTE
 from datasets_tsv.kinds.video_snapshot import text_part, video_part
@@ -57,9 +57,7 @@ class DSRBench(SpatialVideoDataset):
 
     def _score(self, df: pd.DataFrame, *, judge: Judge | None) -> EvalResult:
         result = score_spatial_video(df, aggregate="pooled", group="task_type", order=CATEGORIES)
-        if judge is not None:
-            result.notes.append("a judge was given and not asked: " + NO_JUDGE_NOTE)
-        return result
+        return judge_not_asked(result, judge, NO_JUDGE_NOTE)
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": "spatial_video", "aggregate": "pooled", "groups": ["task_type"]}

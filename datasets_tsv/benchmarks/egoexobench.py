@@ -35,7 +35,8 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.egoexobench import score_egoexobench
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import indexed_rows, require_columns, snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part
 
 TSV = "EgoExoBench_MCQ.tsv"
@@ -73,19 +74,11 @@ class EgoExoBenchMCQ(SnapshotVideoDataset):
 
     def _read_table(self) -> pd.DataFrame:
         path = self.snapshot / TSV
-        if not path.is_file():
-            raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot in {self.snapshot}")
-        raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")
-        missing = [c for c in ("index", *COLUMNS) if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (EgoExoBench_MCQ has {', '.join(COLUMNS)})")
+        raw = snapshot_tsv(path, f"expected the {self.repo_id} snapshot in {self.snapshot}")
+        require_columns(raw, ("index", *COLUMNS), path, f"EgoExoBench_MCQ has {', '.join(COLUMNS)}")
         rows = []
-        for pos, row in enumerate(raw.to_dict("records")):
+        for pos, index, row in indexed_rows(raw, path):
             where = f"{path}: row {pos}"
-            try:
-                index = int(row["index"])
-            except (TypeError, ValueError):
-                raise DatasetError(f"{where}, field index: {row['index']!r} is not a whole number") from None
             medias = _medias(row["medias"], where)
             marks = len(_MARK.findall(question_text(row)))
             if marks != len(medias):

@@ -29,6 +29,7 @@ from vlmkit.scoring.kinds.video_mcq import candidate_list, score_longvideobench
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import snapshot_item
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
 
 QUESTIONS = "lvb_val.json"
@@ -43,11 +44,7 @@ NOTE_FRAMES = (
 
 
 def _row(item: Any, pos: int, where: str) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise DatasetError(f"{where}: item {pos}: not an object")
-    missing = [f for f in FIELDS if item.get(f) in (None, "")]
-    if missing:
-        raise DatasetError(f"{where}: item {pos}, field {missing[0]}: missing")
+    snapshot_item(item, FIELDS, f"{where}: item {pos}")
     candidates = item["candidates"]
     if not isinstance(candidates, list) or not candidates or len(candidates) > 5:
         raise DatasetError(f"{where}: item {pos}, field candidates: not a list of 1 to 5 options")

@@ -17,6 +17,7 @@ combined MLVU are not here.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -28,6 +29,7 @@ from vlmkit.scoring.kinds.video_mcq import candidate_list, mvbench_target
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import snapshot_item
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
 
 SYSTEM = ("Carefully watch this video and pay attention to every detail. "
@@ -51,12 +53,22 @@ NOTE_FRAMES = (
 )
 
 
+def mlvu_task_table(dataset: SnapshotVideoDataset, tasks: Sequence[tuple[str, str, str]],
+                    row: Callable[[str, str, Any, str], dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+    """The questions of MLVU's task files (`MLVU/json/<file>` for each (task, file, video folder) of `tasks`), one
+    `row(task, folder, item, where)` each, numbered 0..n-1 in task order."""
+    rows = []
+    for task, file, folder in tasks:
+        path = dataset.snapshot / "MLVU" / "json" / file
+        items = snapshot_json(path, questions=True, missing=f"expected the {dataset.repo_id} snapshot in "
+                                                            f"{dataset.snapshot} ({dataset.layout})")
+        rows += [row(task, folder, item, f"{path}: item {i}") for i, item in enumerate(items)]
+    table = pd.DataFrame(rows, columns=list(columns))
+    return table.assign(index=range(len(table)))
+
+
 def _row(task: str, folder: str, item: Any, where: str) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise DatasetError(f"{where}: not an object")
-    missing = [f for f in FIELDS if item.get(f) is None or item.get(f) == ""]
-    if missing:
-        raise DatasetError(f"{where}, field {missing[0]}: missing")
+    snapshot_item(item, FIELDS, where)
     candidates = item["candidates"]
     if not isinstance(candidates, list) or not candidates:
         raise DatasetError(f"{where}, field candidates: not a list of options")
@@ -80,15 +92,8 @@ class MLVUMCQ(SnapshotVideoDataset):
     notes: tuple[str, ...] = (NOTE_FRAMES,)
 
     def _read_table(self) -> pd.DataFrame:
-        rows = []
-        for task, file, folder in TASKS:
-            path = self.snapshot / "MLVU" / "json" / file
-            items = snapshot_json(path, questions=True, missing=f"expected the {self.repo_id} snapshot in "
-                                                                f"{self.snapshot} ({self.layout})")
-            rows += [_row(task, folder, item, f"{path}: item {i}") for i, item in enumerate(items)]
-        table = pd.DataFrame(rows, columns=["task_type", "prefix", "duration", "video", "question", "candidates",
-                                            "answer"])
-        return table.assign(index=range(len(table)))
+        return mlvu_task_table(self, TASKS, _row, ("task_type", "prefix", "duration", "video", "question",
+                                                   "candidates", "answer"))
 
     def video_file(self, line: dict[str, Any]) -> Path:
         return self.snapshot / str(line["prefix"]) / str(line["video"])

@@ -31,10 +31,10 @@ from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, POINTS, Scale
 from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
-from datasets_tsv.benchmarks.mlvu import NOTE_FRAMES, MLVUMCQ
+from datasets_tsv.benchmarks.mlvu import NOTE_FRAMES, MLVUMCQ, mlvu_task_table
 from datasets_tsv.benchmarks.mmbench_video import CombinedSnapshotVideo, JudgedSnapshotVideo
-from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
+from datasets_tsv.kinds.snapshot_table import snapshot_item
+from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 SYSTEM = ("Carefully watch this video and pay attention to every detail. "
           "Based on your observations, answer the given questions.")
@@ -50,11 +50,7 @@ NOTE_JUDGE = ("judge: the one given with --judge (VLMEvalKit forces gpt-4-0125, 
 
 
 def _row(task: str, folder: str, item: Any, where: str) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise DatasetError(f"{where}: not an object")
-    missing = [f for f in FIELDS if item.get(f) is None or item.get(f) == ""]
-    if missing:
-        raise DatasetError(f"{where}, field {missing[0]}: missing")
+    snapshot_item(item, FIELDS, where)
     return {"task_type": task, "prefix": folder, "duration": item["duration"], "video": str(item["video"]),
             "question": str(item["question"]), "answer": str(item["answer"]),
             "scoring_points": str(item.get("scoring_points", ""))}
@@ -70,14 +66,7 @@ class MLVUOpenEnded(JudgedSnapshotVideo):
     notes: tuple[str, ...] = (NOTE_FRAMES, NOTE_JUDGE)
 
     def _read_table(self) -> pd.DataFrame:
-        rows = []
-        for task, file, folder in TASKS:
-            path = self.snapshot / "MLVU" / "json" / file
-            items = snapshot_json(path, questions=True, missing=f"expected the {self.repo_id} snapshot in "
-                                                                f"{self.snapshot} ({self.layout})")
-            rows += [_row(task, folder, item, f"{path}: item {i}") for i, item in enumerate(items)]
-        table = pd.DataFrame(rows, columns=COLUMNS)
-        return table.assign(index=range(len(table)))
+        return mlvu_task_table(self, TASKS, _row, COLUMNS)
 
     def video_file(self, line: dict[str, Any]) -> Path:
         return self.snapshot / str(line["prefix"]) / str(line["video"])

@@ -1,7 +1,7 @@
 """MMBench-Video (VLMEvalKit `MMBenchVideo`, vlmeval/dataset/mmbench_video.py at e8e78f05) from a local snapshot of
 opencompass/MMBench-Video, scored by an LLM judge; `JudgedSnapshotVideo`, the base of every judge-scored video
 benchmark (MovieChat1k, MLVU, TempCompass, QBench_Video, VDC, Video-MMLU, DREAM-1K, VCR-Bench), which refuses to
-score without a judge; and `read_snapshot_tsv`, for the snapshots that hold VLMEvalKit's TSV.
+score without a judge (its table is read by `datasets_tsv.kinds.snapshot_table.read_snapshot_tsv`).
 
 The snapshot as VLMEvalKit leaves it: `MMBench-Video.tsv` (index, video, video_path, question, answer, dimensions,
 ...) and the videos VLMEvalKit restores from `video_pkl/*.pkl` on its first run into `video/<video>.mp4` (vlmkit
@@ -30,8 +30,9 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.mmbench_video import score_mmbench_video
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
+from datasets_tsv.io.tsv_read import DatasetError
 from datasets_tsv.kinds.judged import judge_needed
+from datasets_tsv.kinds.snapshot_table import read_snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 FRAMES_PROMPT = (
@@ -48,28 +49,6 @@ NOTE_COUNT = ("the frame count written in the prompt is the dataset's nframe/fps
               "same --nframe/--fps")
 NOTE_JUDGE = ("judge: the one given with --judge (VLMEvalKit's default is gpt-4-turbo, gpt-4-1106-preview); its "
               "system and user texts are VLMEvalKit's")
-
-
-def read_snapshot_tsv(path: Path, columns: tuple[str, ...], what: str) -> pd.DataFrame:
-    """The TSV VLMEvalKit keeps in a video snapshot, as text, with a whole-number `index`; one line naming the file,
-    row and field otherwise."""
-    if not path.is_file():
-        raise DatasetError(f"{path}: not found; {what}")
-    raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")
-    missing = [c for c in ("index", *columns) if c not in raw.columns]
-    if missing:
-        raise DatasetError(f"{path}: missing column `{missing[0]}` (needs index, {', '.join(columns)})")
-    indices = []
-    for pos, value in enumerate(raw["index"]):
-        try:
-            indices.append(int(str(value)))
-        except ValueError:
-            raise DatasetError(f"{path}: row {pos}, field index: {value!r} is not a whole number") from None
-    for column in columns:
-        blank = [pos for pos, v in enumerate(raw[column]) if str(v).strip() == ""]
-        if blank:
-            raise DatasetError(f"{path}: row {blank[0]}, field {column}: empty")
-    return raw.assign(index=indices)
 
 
 class JudgedSnapshotVideo(SnapshotVideoDataset):

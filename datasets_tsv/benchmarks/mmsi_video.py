@@ -37,7 +37,7 @@ from vlmkit.scoring.benchmarks.spatial_mcq import parse_option_list
 from vlmkit.scoring.benchmarks.spatial_video import score_spatial_video
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.spatial_video import SpatialVideoDataset, inside
+from datasets_tsv.benchmarks.spatial_video import SpatialVideoDataset, inside, judge_not_asked
 from datasets_tsv.benchmarks.vsi_bench import NO_JUDGE_NOTE
 from datasets_tsv.io.tsv_read import DatasetError
 
@@ -220,9 +220,7 @@ class MMSIVideoBench(SpatialVideoDataset):
                                                                           result.per_sample["target"])]
             result.vlmevalkit.metrics.update(sub_bench_figures(rows, theirs))
         result.table = pd.DataFrame([result.metrics])
-        if judge is not None:
-            result.notes.append("a judge was given and not asked: " + NO_JUDGE_NOTE)
-        return result
+        return judge_not_asked(result, judge, NO_JUDGE_NOTE)
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": "spatial_video", "aggregate": "pooled", "groups": ["task_type", "sub_task_type"],

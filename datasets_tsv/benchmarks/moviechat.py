@@ -23,8 +23,9 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.moviechat import score_moviechat
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.mmbench_video import JudgedSnapshotVideo, read_snapshot_tsv
+from datasets_tsv.benchmarks.mmbench_video import JudgedSnapshotVideo
 from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import read_snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import text_part, video_part
 
 SUBSETS = ("all", "global", "breakpoint")

@@ -44,7 +44,8 @@ from vlmkit.core.video import FramePlan
 from vlmkit.core.video_clips import clip_file, frames_folder_clip
 
 from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+from datasets_tsv.kinds.snapshot_table import snapshot_item
+from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
 
 SYSTEM = (
     "Carefully watch the video and pay attention to the cause and sequence of events, "
@@ -86,15 +87,6 @@ NOTE_FRAMES = (
 REFUSE_FPS = "VLMEvalKit's MVBench samples by nframe only (it refuses fps); MVBench_MP4 takes --fps"
 
 
-def _load_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(f"{path}: not found") from None
-    except ValueError as exc:
-        raise DatasetError(f"{path}: not JSON ({exc})") from None
-
-
 def _number(value: Any) -> float | None:
     if value is None:
         return None
@@ -105,12 +97,10 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _row(task: str, prefix: str, data_type: str, bound: bool, item: Any, where: str) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise DatasetError(f"{where}: not an object")
-    for field in ("video", "question", "candidates", "answer"):
-        if field not in item or item[field] in (None, ""):
-            raise DatasetError(f"{where}, field {field}: missing")
+def mvbench_row(task: str, prefix: str, data_type: str, bound: bool, item: Any, where: str) -> dict[str, Any]:
+    """One question of an MVBench-style task JSON as a table row (one line naming the item and field where it is
+    not one)."""
+    snapshot_item(item, ("video", "question", "candidates", "answer"), where)
     candidates = item["candidates"]
     if not isinstance(candidates, list) or not candidates:
         raise DatasetError(f"{where}, field candidates: not a list of options")
@@ -142,10 +132,9 @@ class MVBench(SnapshotVideoDataset):
         rows = []
         for task, file, prefix, data_type, bound in TASKS:
             path = folder / file
-            items = _load_json(path)
-            if not isinstance(items, list):
-                raise DatasetError(f"{path}: expected a list of questions")
-            rows += [_row(task, prefix, data_type, bound, item, f"{path}: item {i}") for i, item in enumerate(items)]
+            items = snapshot_json(path, questions=True)
+            rows += [mvbench_row(task, prefix, data_type, bound, item, f"{path}: item {i}")
+                     for i, item in enumerate(items)]
         return self._indexed(rows)
 
     @staticmethod
@@ -229,7 +218,7 @@ class MVBenchMP4(MVBench):
         if not path.is_file():
             raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot of branch video in "
                                f"{self.snapshot} ({self.layout})")
-        data = _load_json(path)
+        data = snapshot_json(path)
         if not isinstance(data, dict) or not isinstance(data.get("root"), dict) or not isinstance(data.get("meta"),
                                                                                                    dict):
             raise DatasetError(f"{path}: expected an object with `root` and `meta`")
@@ -239,7 +228,7 @@ class MVBenchMP4(MVBench):
                 raise DatasetError(f"{path}: meta task {task!r} has no folder in `root`")
             if not isinstance(items, list):
                 raise DatasetError(f"{path}: meta task {task!r}: expected a list of questions")
-            rows += [_row(task, str(data["root"][task]), "video", False, item, f"{path}: {task} item {i}")
+            rows += [mvbench_row(task, str(data["root"][task]), "video", False, item, f"{path}: {task} item {i}")
                      for i, item in enumerate(items)]
         return self._indexed(rows)
 

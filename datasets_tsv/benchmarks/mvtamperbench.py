@@ -30,9 +30,9 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.mvtamperbench import score_mvtamperbench
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.mvbench import ANSWER_START, ONLY_BEST, MVBench, _load_json, _row
+from datasets_tsv.benchmarks.mvbench import ANSWER_START, ONLY_BEST, MVBench, mvbench_row
 from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.video_snapshot import text_part, video_part
+from datasets_tsv.kinds.video_snapshot import snapshot_json, text_part, video_part
 
 SYSTEM = "Carefully watch the video and pay attention to the cause and sequence of events, "
 
@@ -89,12 +89,10 @@ class MVTamperBench(MVBench):
         rows: list[dict[str, Any]] = []
         for task, file, prefix in TASKS:
             path = folder / file
-            items = _load_json(path)
-            if not isinstance(items, list):
-                raise DatasetError(f"{path}: expected a list of questions")
+            items = snapshot_json(path, questions=True)
             for i, item in enumerate(items):
                 where = f"{path}: item {i}"
-                row = _row(task, prefix, "video", False, item, where)
+                row = mvbench_row(task, prefix, "video", False, item, where)
                 if not item.get("tamper_type"):
                     raise DatasetError(f"{where}, field tamper_type: missing")
                 if not self.video_file(row).exists():

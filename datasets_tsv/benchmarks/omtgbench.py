@@ -23,7 +23,7 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.omtgbench import score_omtgbench
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
+from datasets_tsv.kinds.snapshot_table import indexed_rows, require_columns, snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 TSV = "OMTGBench.tsv"
@@ -44,21 +44,10 @@ class OMTGBench(SnapshotVideoDataset):
 
     def _read_table(self) -> pd.DataFrame:
         path = self.snapshot / TSV
-        if not path.is_file():
-            raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
-                               f"({self.layout})")
-        raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")
-        missing = [c for c in COLUMNS if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (OMTGBench has {', '.join(COLUMNS)})")
-        if "index" not in raw.columns:
-            raw = raw.assign(index=range(len(raw)))
+        raw = snapshot_tsv(path, f"expected the {self.repo_id} snapshot in {self.snapshot} ({self.layout})")
+        require_columns(raw, COLUMNS, path, f"OMTGBench has {', '.join(COLUMNS)}")
         rows = []
-        for pos, row in enumerate(raw.to_dict("records")):
-            try:
-                index = int(row["index"])
-            except (TypeError, ValueError):
-                raise DatasetError(f"{path}: row {pos}, field index: {row['index']!r} is not a whole number") from None
+        for _, index, row in indexed_rows(raw, path):
             rows.append({"index": index, **{c: str(row[c]) for c in COLUMNS}})
         return pd.DataFrame(rows)
 

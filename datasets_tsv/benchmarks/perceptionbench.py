@@ -24,15 +24,13 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from vlmkit.core.cells import is_blank
-from vlmkit.core.config import lmu_data_root
-from vlmkit.core.files import write_text_atomic
 from vlmkit.core.message import Part
 from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.perceptionbench import reference_answer
 from vlmkit.scoring.result import EvalResult
 
+from datasets_tsv.benchmarks.data_root_table import DataRootTable, write_rows_tsv
 from datasets_tsv.io.tsv_read import DatasetError
-from datasets_tsv.kinds.judged import JudgedDataset
 
 JSONL = "PerceptionBench.jsonl"
 COLUMNS = ("index", "image", "question", "answer", "hint", "error_category", "source_bmk", "source_idx")
@@ -73,18 +71,6 @@ def table_rows(jsonl: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def write_table(data_root: Path, tsv: Path) -> None:
-    """Write the TSV from the jsonl at (or in) data_root unless it already holds the same text."""
-    jsonl = data_root / JSONL if data_root.is_dir() else data_root
-    if not jsonl.is_file():
-        raise DatasetError(f"--data-root {data_root}: no {JSONL} there (download it from "
-                           "https://huggingface.co/datasets/moonshotai/PerceptionBench)")
-    text = pd.DataFrame(table_rows(jsonl), columns=list(COLUMNS)).to_csv(sep="\t", index=False)
-    if not tsv.is_file() or tsv.read_text(encoding="utf-8") != text:
-        tsv.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(tsv, text)
-
-
 def interleaved(problem: str, images: list[str]) -> list[Part]:
     """VLMEvalKit's PerceptionBench.build_prompt on a problem text and its image files (module docstring)."""
     parts: list[Part] = []
@@ -103,24 +89,20 @@ def interleaved(problem: str, images: list[str]) -> list[Part]:
     return parts or [{"type": "text", "value": problem}]
 
 
-class PerceptionBenchDataset(JudgedDataset):
+class PerceptionBenchDataset(DataRootTable):
     """PerceptionBench (module docstring)."""
 
-    takes_data_root: ClassVar[bool] = True
     judge_scorer = "PerceptionBench grading (LLM judge)"
     answer_columns: ClassVar[tuple[str, ...]] = ("answer",)
+    data_root_hint: ClassVar[str] = f"with {JSONL} (from https://huggingface.co/datasets/moonshotai/PerceptionBench)"
 
-    def __init__(self, name: str, *, data_root: Path | str | None = None, root: Path | None = None,
-                 **kwargs: Any) -> None:
-        base = Path(root).expanduser() if root is not None else lmu_data_root()
-        tsv = base / f"{name}.tsv"
-        if data_root is not None:
-            write_table(Path(data_root).expanduser(), tsv)
-        elif not tsv.is_file():
-            raise DatasetError(f"{tsv}: not found; pass --data-root with {JSONL} (from "
-                               "https://huggingface.co/datasets/moonshotai/PerceptionBench) to write it")
-        self.data_root = Path(data_root).expanduser() if data_root is not None else None
-        super().__init__(name, root=base, **kwargs)
+    def write_table(self, data_root: Path, tsv: Path) -> None:
+        """Write the TSV from the jsonl at (or in) data_root unless it already holds the same text."""
+        jsonl = data_root / JSONL if data_root.is_dir() else data_root
+        if not jsonl.is_file():
+            raise DatasetError(f"--data-root {data_root}: no {JSONL} there (download it from "
+                               "https://huggingface.co/datasets/moonshotai/PerceptionBench)")
+        write_rows_tsv(tsv, table_rows(jsonl), COLUMNS)
 
     def build_prompt(self, line: dict[str, Any] | int) -> list[Part]:
         pos, row = self._row(line)
@@ -133,4 +115,4 @@ class PerceptionBenchDataset(JudgedDataset):
         return score_perceptionbench(df, judge, what=str(self.tsv_path))
 
     def scorer_params(self) -> dict[str, Any]:
-        return {"scorer": "perceptionbench", **({"data_root": str(self.data_root)} if self.data_root else {})}
+        return {"scorer": "perceptionbench", **self.data_root_params()}

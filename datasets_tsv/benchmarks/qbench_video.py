@@ -28,7 +28,8 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.qbench_video import score_qbench_video
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import indexed_rows, require_columns, snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 TSV = "qbenchvideo_single_MCQ.tsv"
@@ -50,12 +51,9 @@ NOTE_FRAMES = (
 )
 
 
-class QBenchVideoMCQ(SnapshotVideoDataset):
-    """QBench_Video_MCQ from a local snapshot (module docstring)."""
-
-    repo_id: ClassVar[str] = "zhangzicheng/Q-Bench-Video"
-    layout: ClassVar[str] = f"{TSV} and the videos of video.zip unpacked under video/"
-    notes: tuple[str, ...] = (NOTE_FRAMES,)
+class QBenchVideoSnapshot(SnapshotVideoDataset):
+    """What QBench_Video_MCQ and QBench_Video_VQA share: the `nframe` option (the frame count their prompts name) and
+    the videos at the TSV's `video_path`."""
 
     def __init__(self, name: str, *, nframe: int | None = DEFAULT_NFRAME, **options: Any) -> None:
         if nframe is not None and (not isinstance(nframe, int) or isinstance(nframe, bool) or nframe < 1):
@@ -65,33 +63,30 @@ class QBenchVideoMCQ(SnapshotVideoDataset):
         self.prompt_sampling = {"nframe": nframe} if nframe is not None else None
         super().__init__(name, **options)
 
-    def _read_table(self) -> pd.DataFrame:
-        path = self.snapshot / TSV
-        if not path.is_file():
-            raise DatasetError(f"{path}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
-                               f"({self.layout})")
-        raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")
-        missing = [c for c in COLUMNS if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (QBench_Video_MCQ has {', '.join(COLUMNS)})")
-        if "index" not in raw.columns:
-            raw = raw.assign(index=range(len(raw)))
-        rows = []
-        for pos, row in enumerate(raw.to_dict("records")):
-            try:
-                index = int(row["index"])
-            except (TypeError, ValueError):
-                raise DatasetError(f"{path}: row {pos}, field index: {row['index']!r} is not a whole number") from None
-            if "." not in str(row["answer"]):
-                raise DatasetError(f"{path}: row {pos}, field answer: {row['answer']!r} is not `L. text`")
-            rows.append({"index": index, **{c: str(row[c]) for c in COLUMNS}})
-        return pd.DataFrame(rows)
-
     def video_file(self, line: dict[str, Any]) -> Path:
         return Path(os.path.normpath(self.snapshot / str(line["video_path"])))
 
     def missing_hint(self) -> str:
         return f"unzip the snapshot's video.zip in {self.snapshot} (VLMEvalKit does this on its first run)"
+
+
+class QBenchVideoMCQ(QBenchVideoSnapshot):
+    """QBench_Video_MCQ from a local snapshot (module docstring)."""
+
+    repo_id: ClassVar[str] = "zhangzicheng/Q-Bench-Video"
+    layout: ClassVar[str] = f"{TSV} and the videos of video.zip unpacked under video/"
+    notes: tuple[str, ...] = (NOTE_FRAMES,)
+
+    def _read_table(self) -> pd.DataFrame:
+        path = self.snapshot / TSV
+        raw = snapshot_tsv(path, f"expected the {self.repo_id} snapshot in {self.snapshot} ({self.layout})")
+        require_columns(raw, COLUMNS, path, f"QBench_Video_MCQ has {', '.join(COLUMNS)}")
+        rows = []
+        for pos, index, row in indexed_rows(raw, path):
+            if "." not in str(row["answer"]):
+                raise DatasetError(f"{path}: row {pos}, field answer: {row['answer']!r} is not `L. text`")
+            rows.append({"index": index, **{c: str(row[c]) for c in COLUMNS}})
+        return pd.DataFrame(rows)
 
     def build_prompt(self, line: dict[str, Any] | int) -> list[Any]:
         _, row = self._row(line)

@@ -21,8 +21,6 @@ the model's --nframe/--fps.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any, ClassVar
 
 import pandas as pd
@@ -33,9 +31,9 @@ from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
-from datasets_tsv.benchmarks.mmbench_video import CombinedSnapshotVideo, JudgedSnapshotVideo, read_snapshot_tsv
-from datasets_tsv.benchmarks.qbench_video import DEFAULT_NFRAME, NOTE_FRAMES, QBenchVideoMCQ
-from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.benchmarks.mmbench_video import CombinedSnapshotVideo, JudgedSnapshotVideo
+from datasets_tsv.benchmarks.qbench_video import DEFAULT_NFRAME, NOTE_FRAMES, QBenchVideoMCQ, QBenchVideoSnapshot
+from datasets_tsv.kinds.snapshot_table import read_snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 TSV = "qbenchvideo_single_VQA.tsv"
@@ -48,7 +46,7 @@ VIDEO_TEXT = FRAMES_TEXT.replace("{}", "several")
 NOTE_JUDGE = "judge: the one given with --judge (VLMEvalKit's default gpt-4o-0806); its texts are VLMEvalKit's"
 
 
-class QBenchVideoVQA(JudgedSnapshotVideo):
+class QBenchVideoVQA(QBenchVideoSnapshot, JudgedSnapshotVideo):
     """QBench_Video_VQA from a local snapshot (module docstring)."""
 
     repo_id: ClassVar[str] = "zhangzicheng/Q-Bench-Video"
@@ -57,23 +55,10 @@ class QBenchVideoVQA(JudgedSnapshotVideo):
     answer_columns: ClassVar[tuple[str, ...]] = ("answer", "question", "dimensions")
     notes: tuple[str, ...] = (NOTE_FRAMES, NOTE_JUDGE)
 
-    def __init__(self, name: str, *, nframe: int | None = DEFAULT_NFRAME, **options: Any) -> None:
-        if nframe is not None and (not isinstance(nframe, int) or isinstance(nframe, bool) or nframe < 1):
-            raise DatasetError(f"{name}: nframe must be a whole number of frames, or null; got {nframe!r}")
-        self.nframe = nframe
-        self.prompt_sampling = {"nframe": nframe} if nframe is not None else None  # the count the prompt names
-        super().__init__(name, **options)
-
     def _read_table(self) -> pd.DataFrame:
         raw = read_snapshot_tsv(self.snapshot / TSV, ("video", "video_path", "question", "answer", "dimensions"),
                                 f"expected the {self.repo_id} snapshot in {self.snapshot} ({self.layout})")
         return raw[["index", "video", "video_path", "question", "answer", "dimensions"]]
-
-    def video_file(self, line: dict[str, Any]) -> Path:
-        return Path(os.path.normpath(self.snapshot / str(line["video_path"])))
-
-    def missing_hint(self) -> str:
-        return f"unzip the snapshot's video.zip in {self.snapshot} (VLMEvalKit does this on its first run)"
 
     def build_prompt(self, line: dict[str, Any] | int) -> list[Any]:
         _, row = self._row(line)

@@ -31,8 +31,9 @@ from vlmkit.scoring.benchmarks.spatial_mcq import parse_option_list
 from vlmkit.scoring.benchmarks.spatial_video import score_spatial_video
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.spatial_video import inside
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
+from datasets_tsv.benchmarks.spatial_video import inside, judge_not_asked
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import parquet_or_tsv, require_columns
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 NUMBER_TYPES = ("object_counting_single", "object_counting_multiple", "object_abs_distance", "object_size_estimation",
@@ -90,30 +91,17 @@ class ReVSI(SnapshotVideoDataset):
     def _read_table(self) -> pd.DataFrame:
         parquets = sorted(p for p in self.snapshot.rglob("*.parquet")
                           if self.subset in p.parts and VIDEOS not in p.parts and p.name.startswith("test"))
-        tsv = self.snapshot / f"{self.subset}.tsv"
-        engine_error = None
-        if parquets:
-            try:
-                raw = pd.concat([pd.read_parquet(p) for p in parquets], ignore_index=True)
-            except ImportError as exc:
-                engine_error = str(exc).splitlines()[0]
-            else:
-                self.table_source = str(parquets[0].relative_to(self.snapshot))
-                if "options" in raw.columns:
-                    raw["options"] = raw["options"].map(_options_cell)
-                return self._rows(raw.fillna(""), parquets[0])
-        if tsv.is_file():
-            self.table_source = tsv.name
-            return self._rows(read_table(tsv, skip="", text_columns=frozenset(read_header(tsv))).fillna(""), tsv)
-        if engine_error is not None:
-            raise DatasetError(f"{parquets[0]}: pandas cannot read parquet here ({engine_error}); install pyarrow, or "
-                               f"place VLMEvalKit's {tsv.name} in {self.snapshot}")
-        raise DatasetError(f"{self.snapshot}: no {self.subset} table (expected {self.layout})")
+        raw, path = parquet_or_tsv(parquets, self.snapshot / f"{self.subset}.tsv",
+                                   f"{self.snapshot}: no {self.subset} table (expected {self.layout})")
+        self.table_source = str(path.relative_to(self.snapshot))
+        if path.suffix == ".parquet":
+            if "options" in raw.columns:
+                raw["options"] = raw["options"].map(_options_cell)
+            raw = raw.fillna("")
+        return self._rows(raw, path)
 
     def _rows(self, raw: pd.DataFrame, path: Path) -> pd.DataFrame:
-        missing = [c for c in COLUMNS if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (ReVSI has {', '.join(COLUMNS)}, options)")
+        require_columns(raw, COLUMNS, path, f"ReVSI has {', '.join(COLUMNS)}, options")
         rows = []
         for pos, row in enumerate(raw.to_dict("records")):
             where = f"{path}: row {pos}"
@@ -154,9 +142,7 @@ class ReVSI(SnapshotVideoDataset):
 
     def _score(self, df: pd.DataFrame, *, judge: Judge | None) -> EvalResult:
         result = score_spatial_video(df, aggregate="revsi", numeric_types=NUMBER_TYPES, merge=MERGE)
-        if judge is not None:
-            result.notes.append("a judge was given and not asked: VLMEvalKit scores ReVSI by rule only")
-        return result
+        return judge_not_asked(result, judge, "VLMEvalKit scores ReVSI by rule only")
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": "spatial_video", "aggregate": "revsi", "frames": self.subset}

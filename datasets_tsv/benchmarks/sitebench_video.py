@@ -26,7 +26,7 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.spatial_video import score_spatial_video
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.spatial_video import SpatialVideoDataset
+from datasets_tsv.benchmarks.spatial_video import SpatialVideoDataset, judge_not_asked
 from datasets_tsv.io.tsv_read import DatasetError
 from datasets_tsv.kinds.video_snapshot import text_part, video_part
 
@@ -68,9 +68,7 @@ class SiteBenchVideo(SpatialVideoDataset):
 
     def _score(self, df: pd.DataFrame, *, judge: Judge | None) -> EvalResult:
         result = score_spatial_video(df, aggregate="pooled", group="category", order=CATEGORIES, caa=True)
-        if judge is not None:
-            result.notes.append("a judge was given and not asked: " + RULES_NOTE)
-        return result
+        return judge_not_asked(result, judge, RULES_NOTE)
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": "spatial_video", "aggregate": "pooled", "groups": ["category"], "caa": True}

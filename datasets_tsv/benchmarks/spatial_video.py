@@ -24,9 +24,12 @@ import pandas as pd
 
 from vlmkit.core.files import download_verified, md5_of
 from vlmkit.core.video import FramePlan
+from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.spatial_mcq import parse_option_list
+from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import indexed_rows, read_text_table, require_columns
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset
 
 FRAME_RULES = {
@@ -34,6 +37,14 @@ FRAME_RULES = {
     "linspace_tail": ("linspace_tail: frames np.linspace(0, n - 1, N, dtype=int), then frame n - 1 when not taken; "
                       "fps F: int(n / v * F) frames int(i * v / F), then frame n - 1 when not taken"),
 }
+
+
+def judge_not_asked(result: EvalResult, judge: Judge | None, why: str) -> EvalResult:
+    """`result` of a benchmark VLMEvalKit scores by rule only, with a note saying why the judge given (if any) was
+    not asked."""
+    if judge is not None:
+        result.notes.append("a judge was given and not asked: " + why)
+    return result
 
 
 def inside(root: Path, relative: str, where: str) -> str:
@@ -89,17 +100,11 @@ class SpatialVideoDataset(SnapshotVideoDataset):
                                    "the file is left as it is. Move it away to download the catalog's copy, or pass "
                                    "--keep-local-tsv (keep_local_tsv=True) to evaluate this file as it is")
             self.md5_mismatch_accepted = True
-        raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")
-        missing = [c for c in self.columns if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` ({self.name} has {', '.join(self.columns)})")
+        raw = read_text_table(path)
+        require_columns(raw, self.columns, path, f"{self.name} has {', '.join(self.columns)}")
         rows = []
-        for pos, row in enumerate(raw.to_dict("records")):
+        for pos, index, row in indexed_rows(raw, path):
             where = f"{path}: row {pos}"
-            try:
-                index = int(str(row["index"]).strip())
-            except ValueError:
-                raise DatasetError(f"{where}, field index: {row['index']!r} is not a whole number") from None
             kept = self.keep_row(row)
             if not kept:
                 continue

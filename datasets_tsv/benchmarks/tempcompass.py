@@ -30,6 +30,7 @@ from vlmkit.scoring.kinds.video_mcq import candidate_list
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import snapshot_item
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, snapshot_json, text_part, video_part
 
 TASKS = ("multi-choice", "caption_matching")  # VLMEvalKit's type_data_list order
@@ -43,7 +44,8 @@ NOTE_FRAMES = (
 )
 
 
-def _items(snapshot: Path, task: str, layout: str) -> tuple[list[Any], Path]:
+def task_items(snapshot: Path, task: str, layout: str) -> tuple[list[Any], Path]:
+    """A TempCompass task's questions and the file they came from: `<task>.json`, else the task's parquet."""
     path = snapshot / f"{task}.json"
     if path.is_file():
         return snapshot_json(path, questions=True), path
@@ -59,21 +61,13 @@ def _items(snapshot: Path, task: str, layout: str) -> tuple[list[Any], Path]:
 
 
 def _yes_no_row(task: str, item: Any, where: str) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise DatasetError(f"{where}: not an object")
-    missing = [f for f in FIELDS if item.get(f) is None or item.get(f) == ""]
-    if missing:
-        raise DatasetError(f"{where}, field {missing[0]}: missing")
+    snapshot_item(item, FIELDS, where)
     return {"task_type": task, "video": str(item["video_id"]), "question": str(item["question"]).split("\n")[0],
             "answer": str(item["answer"]), "dim": str(item["dim"])}
 
 
 def _row(task: str, item: Any, where: str) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise DatasetError(f"{where}: not an object")
-    missing = [f for f in FIELDS if item.get(f) is None or item.get(f) == ""]
-    if missing:
-        raise DatasetError(f"{where}, field {missing[0]}: missing")
+    snapshot_item(item, FIELDS, where)
     lines = str(item["question"]).split("\n")
     if len(lines) < 2:
         raise DatasetError(f"{where}, field question: no option lines after the question")
@@ -94,7 +88,7 @@ class TempCompassMCQ(SnapshotVideoDataset):
     def _read_table(self) -> pd.DataFrame:
         rows = []
         for task in TASKS:
-            items, path = _items(self.snapshot, task, self.layout)
+            items, path = task_items(self.snapshot, task, self.layout)
             rows += [_row(task, item, f"{path}: item {i}") for i, item in enumerate(items)]
         table = pd.DataFrame(rows, columns=["task_type", "video", "question", "candidates", "answer", "dim"])
         return table.assign(index=range(len(table)))
@@ -127,7 +121,7 @@ class TempCompassYorN(TempCompassMCQ):
     layout: ClassVar[str] = "yes_no.json (or its parquet) and videos/<video_id>.mp4"
 
     def _read_table(self) -> pd.DataFrame:
-        items, path = _items(self.snapshot, "yes_no", self.layout)
+        items, path = task_items(self.snapshot, "yes_no", self.layout)
         rows = [_yes_no_row("yes_no", item, f"{path}: item {i}") for i, item in enumerate(items)]
         table = pd.DataFrame(rows, columns=["task_type", "video", "question", "answer", "dim"])
         return table.assign(index=range(len(table)))

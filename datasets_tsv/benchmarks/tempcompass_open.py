@@ -31,8 +31,8 @@ from vlmkit.scoring.scales import PERCENT, Scale
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 from datasets_tsv.benchmarks.mmbench_video import CombinedSnapshotVideo, JudgedSnapshotVideo
-from datasets_tsv.benchmarks.tempcompass import NOTE_FRAMES, TempCompassMCQ, TempCompassYorN, _items
-from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.benchmarks.tempcompass import NOTE_FRAMES, TempCompassMCQ, TempCompassYorN, task_items
+from datasets_tsv.kinds.snapshot_table import snapshot_item
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 FIELDS = ("video_id", "question", "answer", "dim", "mc_question", "mc_answer")
@@ -43,11 +43,7 @@ NOTE_JUDGE = ("judge: the one given with --judge (VLMEvalKit's default chatgpt-1
 
 
 def _row(item: Any, where: str) -> dict[str, Any]:
-    if not isinstance(item, dict):
-        raise DatasetError(f"{where}: not an object")
-    missing = [f for f in FIELDS if item.get(f) is None or item.get(f) == ""]
-    if missing:
-        raise DatasetError(f"{where}, field {missing[0]}: missing")
+    snapshot_item(item, FIELDS, where)
     return {"task_type": "captioning", "video": str(item["video_id"]), "question": str(item["question"]),
             "answer": str(item["answer"]), "dim": str(item["dim"]), "mc_question": str(item["mc_question"]),
             "mc_answer": str(item["mc_answer"])}
@@ -63,7 +59,7 @@ class TempCompassCaptioning(JudgedSnapshotVideo):
     notes: tuple[str, ...] = (NOTE_FRAMES, NOTE_JUDGE)
 
     def _read_table(self) -> pd.DataFrame:
-        items, path = _items(self.snapshot, "captioning", self.layout)
+        items, path = task_items(self.snapshot, "captioning", self.layout)
         table = pd.DataFrame([_row(item, f"{path}: item {i}") for i, item in enumerate(items)], columns=COLUMNS)
         return table.assign(index=range(len(table)))
 

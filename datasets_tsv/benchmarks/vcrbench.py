@@ -24,7 +24,8 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.vcrbench import score_vcrbench
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.mmbench_video import MMBenchVideo, read_snapshot_tsv
+from datasets_tsv.benchmarks.mmbench_video import MMBenchVideo
+from datasets_tsv.kinds.snapshot_table import read_snapshot_tsv
 
 FRAMES_PROMPT = (
     "\nYou will be provided with {} separate frames uniformly sampled from a video, the frames are provided in "

@@ -25,9 +25,10 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.vdc import CAPTION_PROMPTS, caption_prompt, score_vdc
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.mmbench_video import JudgedSnapshotVideo, read_snapshot_tsv
+from datasets_tsv.benchmarks.mmbench_video import JudgedSnapshotVideo
 from datasets_tsv.benchmarks.moviechat import NOTE_FRAMES, check_limit, first_rows
 from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import read_snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import text_part, video_part
 
 SUBSETS = ("all", "breakpoint", "short", "detailed", "background", "main_object")
@@ -46,6 +47,7 @@ class VDC(JudgedSnapshotVideo):
     answer_columns: ClassVar[tuple[str, ...]] = ("question", "caption_type")
     notes: tuple[str, ...] = (NOTE_FRAMES, NOTE_PROMPT, NOTE_JUDGE)
     group_column: ClassVar[str] = "caption_type"
+    read_columns: ClassVar[tuple[str, ...]] = ("video", "question")  # the TSV columns read, then group_column
     subsets: ClassVar[tuple[str, ...]] = SUBSETS
     videos: ClassVar[tuple[str, str]] = ("videos", "video")  # where the file is, then where VLMEvalKit's frames are
 
@@ -58,7 +60,7 @@ class VDC(JudgedSnapshotVideo):
 
     def _read_table(self) -> pd.DataFrame:
         path = self.snapshot / f"{self.name}.tsv"
-        columns = ("video", "question", self.group_column)
+        columns = (*self.read_columns, self.group_column)
         raw = read_snapshot_tsv(path, columns, f"expected the {self.repo_id} snapshot in {self.snapshot} "
                                                f"({self.layout})")
         return first_rows(raw[["index", *columns]], self.group_column, self.subset, self.limit)

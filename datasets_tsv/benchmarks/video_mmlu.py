@@ -25,8 +25,6 @@ from vlmkit.scoring.benchmarks.vdc import CAPTION_PROMPTS, caption_prompt
 from vlmkit.scoring.benchmarks.video_mmlu import score_video_mmlu_cap, score_video_mmlu_qa
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.mmbench_video import read_snapshot_tsv
-from datasets_tsv.benchmarks.moviechat import first_rows
 from datasets_tsv.benchmarks.vdc import NOTE_FRAMES, VDC
 
 SUBSETS = ("all", "Math", "physics", "chemistry")
@@ -60,13 +58,7 @@ class VideoMMLUQA(VideoMMLUCap):
     layout: ClassVar[str] = "Video_MMLU_QA.tsv and youtube_videos/<video> (unpacked from its archives)"
     judge_scorer: ClassVar[str] = "video_mmlu_qa"
     answer_columns: ClassVar[tuple[str, ...]] = ("question", "answer", "discipline")
-
-    def _read_table(self) -> pd.DataFrame:
-        path = self.snapshot / f"{self.name}.tsv"
-        columns = ("video", "question", "answer", "discipline")
-        raw = read_snapshot_tsv(path, columns, f"expected the {self.repo_id} snapshot in {self.snapshot} "
-                                               f"({self.layout})")
-        return first_rows(raw[["index", *columns]], "discipline", self.subset, self.limit)
+    read_columns: ClassVar[tuple[str, ...]] = ("video", "question", "answer")
 
     def prompt_text(self, row: dict[str, Any]) -> str:
         return str(row["question"]) + QA_SUFFIX

@@ -26,8 +26,9 @@ from vlmkit.scoring.benchmarks.video_tt import score_video_tt
 from vlmkit.scoring.result import EvalResult
 
 from datasets_tsv.benchmarks.videomme import FRAMES_PROMPT
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+from datasets_tsv.kinds.parquet_snapshot_video import ParquetSnapshotVideo
+from datasets_tsv.kinds.snapshot_table import indexed_rows, require_columns
+from datasets_tsv.kinds.video_snapshot import text_part, video_part
 
 PARQUET = "data/test-00000-of-00001.parquet"
 VLMEVALKIT_TSV = "Video-TT.tsv"
@@ -39,54 +40,23 @@ NOTE_FRAMES = (
 )
 
 
-class VideoTT(SnapshotVideoDataset):
+class VideoTT(ParquetSnapshotVideo):
     """Video-TT from a local snapshot (module docstring)."""
 
     repo_id: ClassVar[str] = "lmms-lab/video-tt"
     layout: ClassVar[str] = f"{PARQUET} (or VLMEvalKit's {VLMEVALKIT_TSV}) and video/<video_id>.mp4"
+    parquet: ClassVar[str] = PARQUET
+    vlmevalkit_tsv: ClassVar[str] = VLMEVALKIT_TSV
     notes: tuple[str, ...] = (NOTE_FRAMES,)
-    table_source: str = ""
 
-    def _read_table(self) -> pd.DataFrame:
-        parquet, tsv = self.snapshot / PARQUET, self.snapshot / VLMEVALKIT_TSV
-        engine_error = None
-        if parquet.is_file():
-            try:
-                raw = pd.read_parquet(parquet)
-            except ImportError as exc:
-                engine_error = str(exc).splitlines()[0]
-            else:
-                self.table_source = PARQUET
-                return self._rows(raw.rename(columns={"video_id": "video"}).assign(index=range(len(raw))), parquet)
-        if tsv.is_file():
-            self.table_source = VLMEVALKIT_TSV
-            raw = read_table(tsv, skip="", text_columns=frozenset(read_header(tsv))).fillna("")
-            return self._rows(raw, tsv)
-        if engine_error is not None:
-            raise DatasetError(f"{parquet}: pandas cannot read parquet here ({engine_error}); install pyarrow, or "
-                               f"place VLMEvalKit's {VLMEVALKIT_TSV} in {self.snapshot}")
-        raise DatasetError(f"{parquet}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
-                           f"({self.layout})")
-
-    @staticmethod
-    def _rows(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
-        missing = [c for c in ("index", "video", *COLUMNS) if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (Video-TT has video_id, "
-                               f"{', '.join(COLUMNS)})")
+    def _rows(self, raw: pd.DataFrame, path: Path) -> pd.DataFrame:
+        require_columns(raw, ("index", "video", *COLUMNS), path, f"Video-TT has video_id, {', '.join(COLUMNS)}")
         rows = []
-        for pos, row in enumerate(raw.to_dict("records")):
-            try:
-                index = int(row["index"])
-            except (TypeError, ValueError):
-                raise DatasetError(f"{path}: row {pos}, field index: {row['index']!r} is not a whole number") from None
+        for _, index, row in indexed_rows(raw, path):
             rows.append({"index": index, "video": str(row["video"]), "question": str(row["question"]),
                          "question_prompt": str(row["question_prompt"]), "capability": str(row["capability"]),
                          "answer": str(row["answer"]).strip()})
         return pd.DataFrame(rows)
-
-    def video_file(self, line: dict[str, Any]) -> Path:
-        return self.snapshot / "video" / f"{line['video']}.mp4"
 
     def missing_hint(self) -> str:
         return (f"unpack the snapshot's video zips into {self.snapshot / 'video'} (VLMEvalKit does this on its first "
@@ -105,6 +75,3 @@ class VideoTT(SnapshotVideoDataset):
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": "video_tt", "letter_rule": "Video-MME regex (first A-D after answer prefixes)"}
-
-    def info(self) -> dict[str, Any]:
-        return {**super().info(), "table_source": self.table_source}

@@ -38,8 +38,10 @@ from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.kinds.video_mcq import candidate_list, score_videomme
 from vlmkit.core.video import check_sampling, frame_indices, probe_video
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.parquet_snapshot_video import ParquetSnapshotVideo
+from datasets_tsv.kinds.snapshot_table import require_columns
+from datasets_tsv.kinds.video_snapshot import text_part, video_part
 
 PARQUET = "videomme/test-00000-of-00001.parquet"
 VLMEVALKIT_TSV = "Video-MME.tsv"
@@ -93,9 +95,11 @@ def subtitle_frames(total: int, video_fps: float, nframe: int | None, fps: float
                          fps_rule="centre" if rule == "centre" else "vlmevalkit")
 
 
-class VideoMME(SnapshotVideoDataset):
+class VideoMME(ParquetSnapshotVideo):
     repo_id: ClassVar[str] = "lmms-lab/Video-MME"
     layout: ClassVar[str] = f"{PARQUET} (or VLMEvalKit's {VLMEVALKIT_TSV}) and video/<videoID>.mp4"
+    parquet: ClassVar[str] = PARQUET
+    vlmevalkit_tsv: ClassVar[str] = VLMEVALKIT_TSV
     notes: tuple[str, ...] = (NOTE_FRAMES,)
 
     def __init__(self, name: str, *, use_subtitle: bool = False, nframe: int | None = None, fps: float | None = None,
@@ -117,32 +121,8 @@ class VideoMME(SnapshotVideoDataset):
         super().__init__(name, **options)
         self._subtitles = lru_cache(maxsize=256)(self._subtitles_of)
 
-    def _read_table(self) -> pd.DataFrame:
-        parquet = self.snapshot / PARQUET
-        tsv = self.snapshot / VLMEVALKIT_TSV
-        engine_error: str | None = None
-        if parquet.is_file():
-            try:
-                raw = pd.read_parquet(parquet)
-            except ImportError as exc:
-                engine_error = str(exc).splitlines()[0]
-            else:
-                self.table_source = PARQUET
-                return self._from_parquet(raw, parquet)
-        if tsv.is_file():
-            self.table_source = VLMEVALKIT_TSV
-            return self._from_tsv(tsv)
-        if engine_error is not None:
-            raise DatasetError(f"{parquet}: pandas cannot read parquet here ({engine_error}); install pyarrow, or "
-                               f"place VLMEvalKit's {VLMEVALKIT_TSV} in {self.snapshot}")
-        raise DatasetError(f"{parquet}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
-                           f"({self.layout})")
-
-    @staticmethod
-    def _from_parquet(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
-        missing = [c for c in COLUMNS if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (a Video-MME parquet has {', '.join(COLUMNS)})")
+    def _parquet_rows(self, raw: pd.DataFrame, path: Path) -> pd.DataFrame:
+        require_columns(raw, COLUMNS, path, f"a Video-MME parquet has {', '.join(COLUMNS)}")
         return pd.DataFrame({
             "index": range(len(raw)),
             "video": raw["videoID"].astype(str).tolist(),
@@ -156,15 +136,10 @@ class VideoMME(SnapshotVideoDataset):
             "question_id": raw["question_id"].astype(str).tolist() if "question_id" in raw else [None] * len(raw),
         })  # fmt: skip
 
-    @staticmethod
-    def _from_tsv(path: Path) -> pd.DataFrame:
-        raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")  # every cell text
+    def _rows(self, raw: pd.DataFrame, path: Path) -> pd.DataFrame:
         need = ("index", "video", "duration", "domain", "candidates", "sub_category", "task_type", "question",
                 "answer")
-        missing = [c for c in need if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (VLMEvalKit's Video-MME TSV has "
-                               f"{', '.join(need)})")
+        require_columns(raw, need, path, f"VLMEvalKit's Video-MME TSV has {', '.join(need)}")
         rows = []
         for pos, row in enumerate(raw.to_dict("records")):
             try:
@@ -180,9 +155,6 @@ class VideoMME(SnapshotVideoDataset):
                 "question_id": row.get("question_id"),
             })  # fmt: skip
         return pd.DataFrame(rows)
-
-    def video_file(self, line: dict[str, Any]) -> Path:
-        return self.snapshot / "video" / f"{line['video']}.mp4"
 
     def missing_hint(self) -> str:
         return (f"unpack the snapshot's videos_chunked_*.zip into {self.snapshot / 'video'} (VLMEvalKit does this on "
@@ -229,4 +201,4 @@ class VideoMME(SnapshotVideoDataset):
 
     def info(self) -> dict[str, Any]:
         extra = {"subtitles": self.subtitle_sampling} if self.use_subtitle else {}
-        return {**super().info(), "table_source": self.table_source, **extra}
+        return {**super().info(), **extra}

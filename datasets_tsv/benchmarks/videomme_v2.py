@@ -28,8 +28,10 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.videomme_v2 import score_videomme_v2
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
-from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.parquet_snapshot_video import ParquetSnapshotVideo
+from datasets_tsv.kinds.snapshot_table import indexed_rows, require_columns
+from datasets_tsv.kinds.video_snapshot import text_part, video_part
 
 PARQUET = "test.parquet"
 VLMEVALKIT_TSV = "Video-MME-v2.tsv"
@@ -44,55 +46,27 @@ NOTE_FRAMES = (
 )
 
 
-class VideoMMEv2(SnapshotVideoDataset):
+class VideoMMEv2(ParquetSnapshotVideo):
     """Video-MME-v2 from a local snapshot (module docstring)."""
 
     repo_id: ClassVar[str] = "MME-Benchmarks/Video-MME-v2"
     layout: ClassVar[str] = f"{PARQUET} (or VLMEvalKit's {VLMEVALKIT_TSV}) and video/<id>.mp4"
+    parquet: ClassVar[str] = PARQUET
+    vlmevalkit_tsv: ClassVar[str] = VLMEVALKIT_TSV
     notes: tuple[str, ...] = (NOTE_FRAMES,)
-    table_source: str = ""
 
-    def _read_table(self) -> pd.DataFrame:
-        parquet, tsv = self.snapshot / PARQUET, self.snapshot / VLMEVALKIT_TSV
-        engine_error = None
-        if parquet.is_file():
-            try:
-                raw = pd.read_parquet(parquet)
-            except ImportError as exc:
-                engine_error = str(exc).splitlines()[0]
-            else:
-                self.table_source = PARQUET
-                return self._rows(raw.rename(columns={"video_id": "video"}).assign(index=range(len(raw))), parquet)
-        if tsv.is_file():
-            self.table_source = VLMEVALKIT_TSV
-            return self._rows(read_table(tsv, skip="", text_columns=frozenset(read_header(tsv))).fillna(""), tsv)
-        if engine_error is not None:
-            raise DatasetError(f"{parquet}: pandas cannot read parquet here ({engine_error}); install pyarrow, or "
-                               f"place VLMEvalKit's {VLMEVALKIT_TSV} in {self.snapshot}")
-        raise DatasetError(f"{parquet}: not found; expected the {self.repo_id} snapshot in {self.snapshot} "
-                           f"({self.layout})")
-
-    @staticmethod
-    def _rows(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
-        missing = [c for c in ("index", "video", *COLUMNS) if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (Video-MME-v2 has video_id, "
-                               f"{', '.join(COLUMNS)})")
+    def _rows(self, raw: pd.DataFrame, path: Path) -> pd.DataFrame:
+        require_columns(raw, ("index", "video", *COLUMNS), path, f"Video-MME-v2 has video_id, {', '.join(COLUMNS)}")
         rows = []
-        for pos, row in enumerate(raw.to_dict("records")):
+        for pos, index, row in indexed_rows(raw, path):
             try:
-                index = int(row["index"])
                 video = str(int(float(row["video"]))).zfill(3)
             except (TypeError, ValueError):
-                field = "index" if not str(row["index"]).strip().lstrip("-").isdigit() else "video"
-                raise DatasetError(f"{path}: row {pos}, field {field}: {row[field]!r} is not a whole number") from None
+                raise DatasetError(f"{path}: row {pos}, field video: {row['video']!r} is not a whole number") from None
             rows.append({"index": index, "video": video, **{c: str(row[c]) for c in COLUMNS}})
         if len(rows) % 4:
             raise DatasetError(f"{path}: {len(rows)} rows; Video-MME-v2's questions come in groups of 4 rows")
         return pd.DataFrame(rows)
-
-    def video_file(self, line: dict[str, Any]) -> Path:
-        return self.snapshot / "video" / f"{line['video']}.mp4"
 
     def missing_hint(self) -> str:
         return (f"unpack the snapshot's videos/*.zip flat into {self.snapshot / 'video'} (VLMEvalKit does this on its "
@@ -108,6 +82,3 @@ class VideoMMEv2(SnapshotVideoDataset):
 
     def scorer_params(self) -> dict[str, Any]:
         return {"scorer": "videomme_v2", "letter_rule": "Video-MME-v2 regex (first A-H after answer prefixes)"}
-
-    def info(self) -> dict[str, Any]:
-        return {**super().info(), "table_source": self.table_source}

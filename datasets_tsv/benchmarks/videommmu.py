@@ -29,7 +29,8 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.videommmu import MULTIPLE_CHOICE, options_of, score_videommmu
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.io.tsv_read import DatasetError, read_header, read_table
+from datasets_tsv.io.tsv_read import DatasetError
+from datasets_tsv.kinds.snapshot_table import require_columns, snapshot_tsv
 from datasets_tsv.kinds.video_snapshot import SnapshotVideoDataset, text_part, video_part
 
 TSV = "VideoMMMU.tsv"
@@ -65,13 +66,9 @@ class VideoMMMU(SnapshotVideoDataset):
 
     def _read_table(self) -> pd.DataFrame:
         path = self.snapshot / TSV
-        if not path.is_file():
-            raise DatasetError(f"{path}: not found; vlmkit reads the {TSV} VLMEvalKit writes into the {self.repo_id} "
-                               f"snapshot on its first run (it builds it from the parquets and writes images/)")
-        raw = read_table(path, skip="", text_columns=frozenset(read_header(path))).fillna("")
-        missing = [c for c in ("index", *COLUMNS) if c not in raw.columns]
-        if missing:
-            raise DatasetError(f"{path}: missing column `{missing[0]}` (VideoMMMU has {', '.join(COLUMNS)}, image)")
+        raw = snapshot_tsv(path, f"vlmkit reads the {TSV} VLMEvalKit writes into the {self.repo_id} snapshot on its "
+                                 "first run (it builds it from the parquets and writes images/)")
+        require_columns(raw, ("index", *COLUMNS), path, f"VideoMMMU has {', '.join(COLUMNS)}, image")
         rows = []
         for pos, row in enumerate(raw.to_dict("records")):
             try:

@@ -28,7 +28,7 @@ from vlmkit.judging import Judge
 from vlmkit.scoring.benchmarks.spatial_video import score_spatial_video
 from vlmkit.scoring.result import EvalResult
 
-from datasets_tsv.benchmarks.spatial_video import SpatialVideoDataset
+from datasets_tsv.benchmarks.spatial_video import SpatialVideoDataset, judge_not_asked
 from datasets_tsv.io.tsv_read import DatasetError
 from datasets_tsv.kinds.video_snapshot import text_part, video_part
 
@@ -59,9 +59,7 @@ class _Rules:
     """The judge note every VSI class shares."""
 
     def judged(self, result: EvalResult, judge: Judge | None) -> EvalResult:
-        if judge is not None:
-            result.notes.append("a judge was given and not asked: " + NO_JUDGE_NOTE)
-        return result
+        return judge_not_asked(result, judge, NO_JUDGE_NOTE)
 
 
 class VsiBench(_Rules, SpatialVideoDataset):

@@ -19,14 +19,14 @@ import re
 import numpy as np
 import pandas as pd
 
-from vlmkit.core.cells import is_missing
+from vlmkit.scoring.benchmarks.video_letter_rows import reading_differences, rule_letters
 from vlmkit.scoring.common.breakdown import keyed_records
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
 from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, vlmevalkit_cells
-from vlmkit.scoring.kinds.video_mcq import INFERENCE_ERROR, RULE, UNPARSED, method_counts
+from vlmkit.scoring.kinds.video_mcq import INFERENCE_ERROR, method_counts
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
-from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
+from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 __all__ = ["CHOICES", "speaker_letter", "score_av_speakerbench"]
 
@@ -72,12 +72,7 @@ def score_av_speakerbench(df: pd.DataFrame) -> EvalResult:
     records, _ = keyed_records(df, ("index", "prediction", "answer", "task_id"), what)
     answers = [str(r["answer"]).strip().upper() for r in records]
     tasks = [str(r["task_id"]) for r in records]
-    methods = [INFERENCE_ERROR] * len(records)
-    letters: list[str | None] = [None] * len(records)
-    for i, row in enumerate(records):
-        if not is_missing(row["prediction"]):
-            letters[i] = speaker_letter(str(row["prediction"]))
-            methods[i] = RULE if letters[i] is not None else UNPARSED
+    letters, methods = rule_letters(records, speaker_letter)
     hits = np.array([letter is not None and letter == answer for letter, answer in zip(letters, answers)])
     failed = [m == INFERENCE_ERROR for m in methods]
     back = vlmevalkit_cells([VLMEVALKIT_FAIL_MARKER if f else r["prediction"] for r, f in zip(records, failed)])
@@ -85,9 +80,7 @@ def score_av_speakerbench(df: pd.DataFrame) -> EvalResult:
     their_hits = np.array([t is not None and t == a for t, a in zip(theirs, answers)])
     figure = VlmevalkitFigure(
         metrics=_figures(their_hits, tasks), primary="Overall",
-        differing=[ReadingDifference(r["index"], ours, their, float(h), float(th))
-                   for r, ours, their, h, th in zip(records, letters, theirs, hits, their_hits)
-                   if ours != their or h != th],
+        differing=reading_differences(records, letters, theirs, hits, their_hits),
         notes=["VLMEvalKit reads A where no token is a letter (a reply naming nothing, a failed call)"],
     )  # fmt: skip
     notes = ["a reply with no letter token is a miss (VLMEvalKit reads it as A)", "a failed inference is a miss"]

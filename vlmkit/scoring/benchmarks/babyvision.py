@@ -26,17 +26,21 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from vlmkit.core.cells import listed
 from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE_ERROR, hit_columns, judged_columns, judged_result
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
 
 SCORER = "babyvision"
 JUDGE_MAX_TOKENS = 16
-JUDGE, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_error", "inference_error"
+EXPLAINED = {  # the notes on rows not judged this run
+    JUDGE_ERROR: "the judge call failed: left out of the figures this run and asked again on the next run (VLMEvalKit "
+                 "counts it wrong)",
+    INFERENCE_ERROR: "no prediction: not sent to the judge, wrong (VLMEvalKit asks its judge about `None`)",
+}
 TYPE_NUMBERS = {"Fine-grained Discrimination": "1", "Visual Tracking": "2", "Spatial Perception": "3",
                 "Visual Pattern Recognition": "4"}
 
@@ -116,47 +120,15 @@ def score_babyvision(df: pd.DataFrame, judge: Judge, *, what: str = "BabyVision"
             prompts[key] = judge_prompt(question, truth, answer)
     outcomes = judge_rounds(judge, prompts, lambda _key, reply: judged_right(answer_part(reply)),
                             max_tokens=JUDGE_MAX_TOKENS) if prompts else {}
-    hits: list[bool | None] = []
-    methods: list[str] = []
-    replies: list[str | None] = []
-    for key in keys:
-        outcome = outcomes.get(key)
-        if outcome is None:
-            hits.append(False)
-            methods.append(INFERENCE_ERROR)
-            replies.append(None)
-        elif outcome.error is not None:
-            hits.append(None)
-            methods.append(JUDGE_ERROR)
-            replies.append(None)
-        else:
-            hits.append(bool(outcome.value))
-            methods.append(JUDGE)
-            replies.append(outcome.last_reply)
+    hits, methods, replies = judged_columns(keys, outcomes, unasked=False)  # a judged hit: judged_right's bool
     types = [required_text(row, "Type", what) for row in records]
     subtypes = [required_text(row, "Subtype", what) for row in records]
     metrics = babyvision_figures(types, subtypes, hits)
-    per_sample = pd.DataFrame({
-        "index": [row["index"] for row in records],
-        "extracted": pd.Series(extracted, dtype=object),
-        "hit": pd.Series(hits, dtype=object),
-        "score": pd.Series([None if h is None else float(h) for h in hits], dtype=object),
-        "method": methods,
-        "judge": pd.Series(replies, dtype=object),
-    })
-    counts = {"total": len(records), "scored": sum(h is not None for h in hits), "by_judge": methods.count(JUDGE),
-              "judge_errors": methods.count(JUDGE_ERROR), "inference_errors": methods.count(INFERENCE_ERROR)}
-    return EvalResult(
-        scorer=SCORER,
-        metrics=metrics,
-        primary="Overall",
-        per_sample=per_sample,
-        table=pd.DataFrame({"metric": list(metrics), "value": list(metrics.values())}),
-        table_suffix="score",
-        counts=counts,
-        notes=_notes(per_sample, judge),
-        scale=Scale(PERCENT),
-    )
+    columns = {"extracted": pd.Series(extracted, dtype=object), **hit_columns(hits)}
+    return judged_result(SCORER, [row["index"] for row in records], columns=columns, methods=methods,
+                         replies=replies, scored=sum(h is not None for h in hits), metrics=metrics, primary="Overall",
+                         notes=[f"answers checked by {judge.name} with VLMEvalKit's BabyVision prompt (the last boxed "
+                                "answer; one ask)"], explained=EXPLAINED, scale=Scale(PERCENT))
 
 
 def babyvision_figures(types: Sequence[str], subtypes: Sequence[str],
@@ -173,16 +145,3 @@ def babyvision_figures(types: Sequence[str], subtypes: Sequence[str],
         metrics[f"Subtype/{name}"] = float(np.mean(by_subtype[name])) * 100
     return {name: round(float(value), 4) for name, value in metrics.items()}
 
-
-def _notes(per_sample: pd.DataFrame, judge: Judge) -> list[str]:
-    notes = [f"answers checked by {judge.name} with VLMEvalKit's BabyVision prompt (the last boxed answer; one ask)"]
-    explained = (
-        (JUDGE_ERROR, "the judge call failed: left out of the figures this run and asked again on the next run "
-                      "(VLMEvalKit counts it wrong)"),
-        (INFERENCE_ERROR, "no prediction: not sent to the judge, wrong (VLMEvalKit asks its judge about `None`)"),
-    )
-    for method, text in explained:
-        rows = per_sample.loc[per_sample["method"] == method, "index"].tolist()
-        if rows:
-            notes.append(f"{len(rows)} row(s) {method}: {text}; index {listed(rows)}")
-    return notes

@@ -34,6 +34,7 @@ from rapidfuzz.distance import Levenshtein
 from vlmkit.core.cells import is_missing
 from vlmkit.judging import Judge, JudgeOutcome, judge_rounds
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, judged_counts
 from vlmkit.scoring.common.vlmevalkit_cells import vlmevalkit_texts
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
@@ -42,7 +43,6 @@ from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 JUDGE_MAX_TOKENS = 128
 NOT_ANSWERABLE = "Not answerable"
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 
 # VLMEvalKit's build_mmlongbench_gpt4_prompt: its task description and its four examples (get_gpt4_ICE), verbatim
 EXTRACTION_PROMPT = """
@@ -213,9 +213,7 @@ def score_judged_document_vqa(df: pd.DataFrame, judge: Judge, *, benchmark: str,
     per_sample = pd.DataFrame({"index": [r["index"] for r in records], "extracted": extractions,
                                **{name: [r[name] for r in rows] for name in names}, "method": methods,
                                "judge": pd.Series(replies, dtype=object)})  # fmt: skip
-    counts = {"total": len(records), "scored": len(records), "by_judge": methods.count(JUDGE),
-              "unread": methods.count(UNREAD), "judge_errors": methods.count(JUDGE_ERROR),
-              "inference_errors": methods.count(INFERENCE_ERROR), "by_rule": 0}  # fmt: skip
+    counts = {**judged_counts(methods, len(records), count_unread=True), "by_rule": 0}
     notes = _notes(methods, [r["index"] for r in records])
     figure = _slidevqa_figure(records, extractions, methods, rows) if benchmark == "slidevqa" else None
     return EvalResult(

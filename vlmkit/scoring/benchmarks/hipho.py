@@ -57,6 +57,7 @@ from vlmkit.scoring.benchmarks.hipho_answers import (
 )
 from vlmkit.scoring.benchmarks.hipho_prompts import grading_prompt, xverify_correct, xverify_prompt
 from vlmkit.scoring.common.breakdown import keyed_records
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD
 from vlmkit.scoring.common.text_norm import cell_text
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
@@ -67,7 +68,6 @@ JUDGE_MAX_TOKENS = 4096  # VLMEvalKit's judge_kwargs.setdefault('max_tokens', 40
 MAX_RETRIES = 3  # one scheme above the points: asked again up to 3 times
 SUBSET_COLUMN = "SUB_DATASET"
 FAILED_REPLY = "Failed to obtain answer via API"  # VLMEvalKit treats a grader reply holding it as a failed call
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 FIGURES = ("score_rate", "total_score", "max_possible_score", "fine_grained_total_score", "fine_grained_score_rate",
            "coarse_grained_total_score", "coarse_grained_score_rate")
 RATES = ("score_rate", "fine_grained_score_rate", "coarse_grained_score_rate")

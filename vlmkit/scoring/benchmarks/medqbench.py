@@ -49,6 +49,7 @@ from vlmkit.core.cells import listed
 from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, JudgeOutcome, judge_rounds
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, judged_counts
 from vlmkit.scoring.common.vlmevalkit_replies import changed_replies, failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import POINTS, Scale
@@ -59,7 +60,6 @@ METRICS = ("completeness", "preciseness", "consistency", "quality_accuracy")
 MAX_GRADE = 2.0
 JUDGE_TEMPERATURES = (0.0, 0.0, 0.0)  # VLMEvalKit's ask_judge: 3 tries of the same call (judge temperature 0)
 JUDGE_MAX_TOKENS = 2048
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 
 # VLMEvalKit's PROMPT_TEMPLATES (vlmeval/dataset/medqbench_caption.py)
 PROMPT_TEMPLATES: Mapping[str, str] = {
@@ -223,11 +223,7 @@ def score_medqbench(
     per_sample["method"] = methods
     per_sample["judge"] = pd.Series(replies, dtype=object)
     figure, why_not = _vlmevalkit_figure(records, keys, outcomes, grades)
-    counts = {
-        "total": len(records), "scored": len(records), "by_judge": methods.count(JUDGE),
-        "unread": methods.count(UNREAD), "judge_errors": methods.count(JUDGE_ERROR),
-        "inference_errors": methods.count(INFERENCE_ERROR),
-    }
+    counts = judged_counts(methods, len(records), count_unread=True)
     return EvalResult(
         scorer=SCORER,
         metrics=metrics,

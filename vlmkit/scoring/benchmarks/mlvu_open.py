@@ -26,8 +26,8 @@ import pandas as pd
 
 from vlmkit.core.cells import listed
 from vlmkit.judging import Judge, judge_rounds
-from vlmkit.scoring.benchmarks.mmbench_video import method_notes
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, judged_counts, method_notes
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import POINTS, Scale
@@ -87,7 +87,6 @@ Score 5: Completely accurate with no errors or contradictions; presentation is c
 """  # noqa: E501
 KEYS = {"sub_scene": ("score_accuracy", "score_relevance"), "summary": ("score_completeness", "score_reliability")}
 SYSTEMS = {"sub_scene": SYSTEM_SUB_SCENE, "summary": SYSTEM_SUMMARY}
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 
 
 def judge_prompt(task: str, question: str, answer: str, scoring_points: str, prediction: str) -> str:
@@ -174,9 +173,7 @@ def score_mlvu_open(df: pd.DataFrame, judge: Judge, *, what: str = "MLVU_OpenEnd
     metrics = open_metrics(rating)
     per_sample = pd.DataFrame({"index": [r["index"] for r in records], "task_type": tasks, "score": scores,
                                "method": methods, "judge": pd.Series(replies, dtype=object)})
-    counts = {"total": len(records), "scored": len(records), "by_judge": methods.count(JUDGE),
-              "unread": methods.count(UNREAD), "judge_errors": methods.count(JUDGE_ERROR),
-              "inference_errors": methods.count(INFERENCE_ERROR)}
+    counts = judged_counts(methods, len(records), count_unread=True)
     notes = [f"scored 2-10 by {judge.name} with VLMEvalKit's MLVU open-ended prompts (VLMEvalKit forces gpt-4-0125, "
              "gpt-4-0125-preview); each row's score truncated to a whole number, as VLMEvalKit's rating does"]
     notes += method_notes(per_sample, {

@@ -32,6 +32,7 @@ from vlmkit.core.cells import listed
 from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, JudgeOutcome, judge_rounds
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, judged_counts, method_notes
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call, reads_as_nan
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import POINTS, Scale
@@ -73,7 +74,6 @@ COARSE: dict[str, tuple[str, ...]] = {
     "Reasoning": tuple(d for k in _REASONING for d in _LEVELS[k]),
     "Overall": tuple(d for k in (*_PERCEPTION, *_REASONING) for d in _LEVELS[k]),
 }
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 _INT = re.compile(r"[+-]?(0|[1-9][0-9]*)")
 
 
@@ -164,9 +164,7 @@ def score_mmbench_video(df: pd.DataFrame, judge: Judge, *, what: str = "MMBench-
     table = pd.DataFrame([{"dimension": k, "all": metrics[k], "valid": metrics[f"valid/{k}"]} for k in COARSE]
                          + [{"dimension": k, "all": metrics[f"fine/{k}"], "valid": metrics[f"fine_valid/{k}"]}
                             for k in FINE])
-    counts = {"total": len(records), "scored": len(records), "by_judge": methods.count(JUDGE),
-              "unread": methods.count(UNREAD), "judge_errors": methods.count(JUDGE_ERROR),
-              "inference_errors": methods.count(INFERENCE_ERROR)}
+    counts = judged_counts(methods, len(records), count_unread=True)
     notes = [f"rated 0-3 by {judge.name} with VLMEvalKit's MMBench-Video prompt; `Overall` counts an unrated row "
              "as 0 (VLMEvalKit's coarse_all), `valid/Overall` leaves it out (coarse_valid)"]
     notes += method_notes(per_sample, {
@@ -187,16 +185,6 @@ def _rated(outcome: JudgeOutcome[int] | None) -> tuple[float, str, str | None]:
     if outcome.value is None:
         return -1.0, UNREAD, outcome.last_reply
     return float(outcome.value), JUDGE, outcome.last_reply
-
-
-def method_notes(per_sample: pd.DataFrame, explained: dict[str, str]) -> list[str]:
-    """One note per method that occurred: how many rows, what it means, which indices."""
-    notes = []
-    for method, text in explained.items():
-        rows = per_sample.loc[per_sample["method"] == method, "index"].tolist()
-        if rows:
-            notes.append(f"{len(rows)} row(s) {method}: {text}; index {listed(rows)}")
-    return notes
 
 
 def _figure(records: list[dict[str, Any]], keys: list[str], dims: list[list[str]],

@@ -39,10 +39,11 @@ from typing import Any
 
 import pandas as pd
 
-from vlmkit.core.cells import is_blank, listed
+from vlmkit.core.cells import is_blank
 from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.common.breakdown import keyed_records
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE_ERROR, judged_columns, judged_counts, method_notes
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, PERCENT, Scale
@@ -50,7 +51,6 @@ from vlmkit.scoring.scales import FRACTION, PERCENT, Scale
 SCORER = "mmrarebench"
 TRACKS = ("diagnosis", "treatment", "crossmodal", "examination")
 JUDGE_MAX_TOKENS = 2048
-JUDGE, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_error", "inference_error"
 
 # the prompts' fixed texts, VLMEvalKit's (MMRarebench*._build_judge_prompt)
 DIAGNOSIS_HEAD = (
@@ -337,23 +337,7 @@ def score_mmrarebench(df: pd.DataFrame, judge: Judge, *, track: str, what: str =
                for key, row in zip(keys, records) if not failed_call(row["prediction"])}
     outcomes = judge_rounds(judge, prompts, lambda _key, reply: read_grade(track, answer_part(reply)),
                             max_tokens=JUDGE_MAX_TOKENS) if prompts else {}
-    scores: list[float | None] = []
-    methods: list[str] = []
-    replies: list[str | None] = []
-    for key in keys:
-        outcome = outcomes.get(key)
-        if outcome is None:
-            scores.append(0.0)
-            methods.append(INFERENCE_ERROR)
-            replies.append(None)
-        elif outcome.error is not None:
-            scores.append(None)
-            methods.append(JUDGE_ERROR)
-            replies.append(None)
-        else:
-            scores.append(outcome.value)
-            methods.append(JUDGE)
-            replies.append(outcome.last_reply)
+    scores, methods, replies = judged_columns(keys, outcomes, unasked=0.0)
     graded = [s for s in scores if s is not None]
     headline = f"{track}_judge_score"
     metrics = {headline: sum(graded) / len(graded) if graded else 0.0}
@@ -368,8 +352,7 @@ def score_mmrarebench(df: pd.DataFrame, judge: Judge, *, track: str, what: str =
         metric_scales["diagnosis_f1"] = Scale(PERCENT)
     per_sample["method"] = methods
     per_sample["judge"] = pd.Series(replies, dtype=object)
-    counts = {"total": len(records), "scored": len(graded), "by_judge": methods.count(JUDGE),
-              "judge_errors": methods.count(JUDGE_ERROR), "inference_errors": methods.count(INFERENCE_ERROR)}
+    counts = judged_counts(methods, len(graded))
     return EvalResult(
         scorer=SCORER,
         metrics=metrics,
@@ -387,13 +370,8 @@ def score_mmrarebench(df: pd.DataFrame, judge: Judge, *, track: str, what: str =
 def _notes(per_sample: pd.DataFrame, judge: Judge, track: str) -> list[str]:
     notes = [f"graded by {judge.name} with VLMEvalKit's MMRarebench {track} rubric (one ask per row); "
              f"{track}_judge_score = mean grade (0..1)"]
-    explained = (
-        (JUDGE_ERROR, "the judge call failed: left out of the mean this run and asked again on the next run "
-                      "(VLMEvalKit grades the failure as 0)"),
-        (INFERENCE_ERROR, "no prediction: not sent to the judge, 0 (VLMEvalKit sends the text 'nan')"),
-    )
-    for method, text in explained:
-        rows = per_sample.loc[per_sample["method"] == method, "index"].tolist()
-        if rows:
-            notes.append(f"{len(rows)} row(s) {method}: {text}; index {listed(rows)}")
-    return notes
+    return notes + method_notes(per_sample, {
+        JUDGE_ERROR: "the judge call failed: left out of the mean this run and asked again on the next run "
+                     "(VLMEvalKit grades the failure as 0)",
+        INFERENCE_ERROR: "no prediction: not sent to the judge, 0 (VLMEvalKit sends the text 'nan')",
+    })

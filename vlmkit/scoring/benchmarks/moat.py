@@ -26,17 +26,17 @@ from typing import Any
 
 import pandas as pd
 
-from vlmkit.core.cells import is_blank, listed
+from vlmkit.core.cells import is_blank
 from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, judged_result
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
 
 SCORER = "moat"
 JUDGE_MAX_TOKENS = 2048
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 
 # VLMEvalKit's EVAL_SYSTEM_PROMPT (json.dumps of its dict, default separators, ASCII)
 EVAL_SYSTEM_PROMPT = json.dumps({
@@ -144,33 +144,13 @@ def score_moat(df: pd.DataFrame, judge: Judge, *, what: str = "MOAT") -> EvalRes
         for capability in caps:
             by_capability.setdefault(capability, []).append(v)
     metrics.update({f"capability_acc/{c}": sum(vs) / len(vs) for c, vs in by_capability.items()})
-    per_sample = pd.DataFrame({
-        "index": [row["index"] for row in records],
-        "extracted": pd.Series([None if a is None else str(a) for a in extracted], dtype=object),
-        "verdict": pd.Series(verdicts, dtype=object),
-        "score": pd.Series(verdicts, dtype=object),
-        "method": methods,
-        "judge": pd.Series(replies, dtype=object),
-    })
-    counts = {"total": len(records), "scored": len(counted), "by_judge": methods.count(JUDGE),
-              "unread": methods.count(UNREAD), "judge_errors": methods.count(JUDGE_ERROR),
-              "inference_errors": methods.count(INFERENCE_ERROR)}
     notes = [f"answers checked by {judge.name} with VLMEvalKit's MOAT prompt (one ask)"]
-    for method, text in ((UNREAD, "no verdict could be read from the judge's reply: left out (VLMEvalKit's "
-                                  "evaluation stops there)"),
-                         (JUDGE_ERROR, "the judge call failed: left out this run and asked again on the next run"),
-                         (INFERENCE_ERROR, "no prediction: not sent to the judge, 0")):
-        found = [row["index"] for row, m in zip(records, methods) if m == method]
-        if found:
-            notes.append(f"{len(found)} row(s) {method}: {text}; index {listed(found)}")
-    return EvalResult(
-        scorer=SCORER,
-        metrics=metrics,
-        primary="overall_acc",
-        per_sample=per_sample,
-        table=pd.DataFrame({"metric": list(metrics), "value": list(metrics.values())}),
-        table_suffix="score",
-        counts=counts,
-        notes=notes,
-        scale=Scale(FRACTION),
-    )
+    columns = {"extracted": pd.Series([None if a is None else str(a) for a in extracted], dtype=object),
+               "verdict": pd.Series(verdicts, dtype=object), "score": pd.Series(verdicts, dtype=object)}
+    return judged_result(SCORER, [row["index"] for row in records], columns=columns, methods=methods, replies=replies,
+                         scored=len(counted), metrics=metrics, primary="overall_acc", notes=notes, explained={
+                             UNREAD: "no verdict could be read from the judge's reply: left out (VLMEvalKit's "
+                                     "evaluation stops there)",
+                             JUDGE_ERROR: "the judge call failed: left out this run and asked again on the next run",
+                             INFERENCE_ERROR: "no prediction: not sent to the judge, 0",
+                         }, scale=Scale(FRACTION), count_unread=True)

@@ -31,19 +31,18 @@ import pandas as pd
 from vlmkit.core.cells import listed
 from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, JudgeOutcome, judge_rounds
-from vlmkit.scoring.benchmarks.mmbench_video import method_notes
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, judged_counts, method_notes
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call, reads_as_nan
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, POINTS, Scale
 from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
-__all__ = ["judge_prompt", "read_verdict", "score_moviechat", "verdict_figures"]
+__all__ = ["judge_prompt", "read_verdict", "score_moviechat", "verdict_columns", "verdict_figures", "verdict_result"]
 
 SCORER = "moviechat"
 MODES = ("global", "breakpoint")
 _INDENT = " " * 12
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 
 
 def judge_prompt(question: str, answer: str, prediction: str) -> str:
@@ -103,6 +102,27 @@ def verdict_figures(groups: Sequence[str], verdicts: Sequence[tuple[bool, float]
     return out
 
 
+def verdict_columns(verdicts: Sequence[tuple[bool, float] | None]) -> dict[str, list[Any]]:
+    """The per-sample `correct` and `score` of yes/score verdicts (None where a row has no verdict)."""
+    return {"correct": [None if v is None else bool(v[0]) for v in verdicts],
+            "score": [None if v is None else v[1] for v in verdicts]}
+
+
+def verdict_result(scorer: str, *, per_sample: pd.DataFrame, group_column: str, names: Sequence[str],
+                   metrics: dict[str, float], counts: dict[str, int], notes: list[str],
+                   vlmevalkit: VlmevalkitFigure | None = None) -> EvalResult:
+    """The EvalResult of yes/score verdicts (`verdict_figures`): accuracy a fraction, `score/...` points out of 5,
+    and a table of accuracy and score for `Overall` and each of `names` (its first column `group_column`)."""
+    table = pd.DataFrame([{group_column: n, "accuracy": metrics[n], "score": metrics[f"score/{n}"]}
+                          for n in ("Overall", *names)])
+    points = Scale(POINTS, out_of=5.0)
+    return EvalResult(
+        scorer=scorer, metrics=metrics, primary="Overall", per_sample=per_sample, table=table, table_suffix="score",
+        counts=counts, notes=notes, scale=Scale(FRACTION),
+        metric_scales={k: points for k in metrics if k.startswith("score/")}, vlmevalkit=vlmevalkit,
+    )  # fmt: skip
+
+
 def moviechat_figures(modes: Sequence[str], verdicts: Sequence[tuple[bool, float] | None], *,
                       every_row: bool) -> dict[str, float]:
     """`verdict_figures` over MovieChat1k's modes (global, breakpoint)."""
@@ -126,14 +146,10 @@ def score_moviechat(df: pd.DataFrame, judge: Judge, *, what: str = "MovieChat1k"
                        else UNREAD if outcome.value is None else JUDGE)
     metrics = moviechat_figures(modes, verdicts, every_row=True)
     per_sample = pd.DataFrame({
-        "index": [r["index"] for r in records], "mode": modes,
-        "correct": [None if v is None else bool(v[0]) for v in verdicts],
-        "score": [None if v is None else v[1] for v in verdicts], "method": methods,
+        "index": [r["index"] for r in records], "mode": modes, **verdict_columns(verdicts), "method": methods,
         "judge": pd.Series([o.last_reply if (o := outcomes.get(k)) else None for k in keys], dtype=object),
     })
-    counts = {"total": len(records), "scored": len(records), "by_judge": methods.count(JUDGE),
-              "unread": methods.count(UNREAD), "judge_errors": methods.count(JUDGE_ERROR),
-              "inference_errors": methods.count(INFERENCE_ERROR)}
+    counts = judged_counts(methods, len(records), count_unread=True)
     notes = [f"judged yes/no and 0-5 by {judge.name} with VLMEvalKit's MovieChat1k prompt (VLMEvalKit accepts only "
              "chatgpt-0125, gpt-3.5-turbo-0125, as its judge); `Overall` counts a row without a verdict as not "
              "correct, where VLMEvalKit leaves it out (its figure)"]
@@ -145,15 +161,8 @@ def score_moviechat(df: pd.DataFrame, judge: Judge, *, what: str = "MovieChat1k"
         JUDGE_ERROR: "the judge call failed: no verdict this run, asked again on the next run",
         INFERENCE_ERROR: "no prediction: not asked, no verdict",
     })
-    table = pd.DataFrame([{"mode": name, "accuracy": metrics[name], "score": metrics[f"score/{name}"]}
-                          for name in ("Overall", *MODES)])
-    score_scale = Scale(POINTS, out_of=5.0)
-    return EvalResult(
-        scorer=SCORER, metrics=metrics, primary="Overall", per_sample=per_sample, table=table, table_suffix="score",
-        counts=counts, notes=notes, scale=Scale(FRACTION),
-        metric_scales={k: score_scale for k in metrics if k.startswith("score/")},
-        vlmevalkit=_figure(records, modes, verdicts),
-    )  # fmt: skip
+    return verdict_result(SCORER, per_sample=per_sample, group_column="mode", names=MODES, metrics=metrics,
+                          counts=counts, notes=notes, vlmevalkit=_figure(records, modes, verdicts))
 
 
 def _figure(records: list[dict[str, Any]], modes: list[str],

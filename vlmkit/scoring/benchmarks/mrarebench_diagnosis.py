@@ -46,6 +46,7 @@ from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.benchmarks.mmrarebench import json_list
 from vlmkit.scoring.common.breakdown import keyed_records
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, judged_columns
 from vlmkit.scoring.common.text_norm import cell_text
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
@@ -57,7 +58,7 @@ RECALL_KS = (1, 3, 5, 10)
 MATCH_F1 = 0.6
 JUDGE_MAX_TOKENS = 2048
 DIMENSIONS = ("presence", "top1", "typematch", "specificity", "coherence")
-RULE, JUDGE, JUDGE_ERROR, INFERENCE_ERROR = "rule", "judge", "judge_error", "inference_error"
+RULE = "rule"
 
 _THINK = re.compile(r"(?is)<think>.*?</think>")
 _NUMBERED = re.compile(r"^\s*(\d+)[\.\)]\s*(.+?)\s*$")
@@ -240,23 +241,7 @@ def _judged(judge: Judge, records: Sequence[dict], keys: Sequence[str], lists: S
                for key, ranked, gold, gone in zip(keys, lists, golds, missing) if not gone}
     outcomes = judge_rounds(judge, prompts, lambda _key, reply: judge_dimensions(answer_part(reply)),
                             max_tokens=JUDGE_MAX_TOKENS) if prompts else {}
-    dims: list[list[int] | None] = []
-    methods: list[str] = []
-    replies: list[str | None] = []
-    for key in keys:
-        outcome = outcomes.get(key)
-        if outcome is None:
-            dims.append([0] * len(DIMENSIONS))
-            methods.append(INFERENCE_ERROR)
-            replies.append(None)
-        elif outcome.error is not None:
-            dims.append(None)
-            methods.append(JUDGE_ERROR)
-            replies.append(None)
-        else:
-            dims.append(outcome.value)
-            methods.append(JUDGE)
-            replies.append(outcome.last_reply)
+    dims, methods, replies = judged_columns(keys, outcomes, unasked=(0,) * len(DIMENSIONS))
     scores = [None if d is None else (d[0] + d[1] + d[2] / 3.0 + d[3] + d[4]) / 5.0 for d in dims]
     known = [d for d in dims if d is not None]
     metrics["judge_avg_score"] = _mean([s for s in scores if s is not None])

@@ -25,11 +25,12 @@ from typing import Any
 
 import pandas as pd
 
-from vlmkit.core.cells import is_blank, listed
+from vlmkit.core.cells import is_blank
 from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.benchmarks.perceptionbench_prompt import JUDGE_TEMPLATE
 from vlmkit.scoring.common.breakdown import keyed_records
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE_ERROR, hit_columns, judged_columns, judged_result
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
@@ -37,7 +38,6 @@ from vlmkit.scoring.scales import FRACTION, Scale
 SCORER = "perceptionbench"
 JUDGE_TEMPERATURE = 0.3
 JUDGE_MAX_TOKENS = 2048
-JUDGE, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_error", "inference_error"
 
 _KEPT = " 0123456789-"  # VLMEvalKit's `wl`: a backslash before one of these is rewritten as `\\ `
 _BEFORE_KEPT = re.compile(rf"\\+[{_KEPT}]")
@@ -104,23 +104,7 @@ def score_perceptionbench(df: pd.DataFrame, judge: Judge, *, what: str = "Percep
             prompts[key] = judge_prompt(problem, str(row["prediction"]), reference_answer(answer))
     outcomes = judge_rounds(judge, prompts, lambda _key, reply: judged_right(answer_part(reply)),
                             temperatures=(JUDGE_TEMPERATURE,), max_tokens=JUDGE_MAX_TOKENS) if prompts else {}
-    hits: list[bool | None] = []
-    methods: list[str] = []
-    replies: list[str | None] = []
-    for key in keys:
-        outcome = outcomes.get(key)
-        if outcome is None:
-            hits.append(False)
-            methods.append(INFERENCE_ERROR)
-            replies.append(None)
-        elif outcome.error is not None:
-            hits.append(None)
-            methods.append(JUDGE_ERROR)
-            replies.append(None)
-        else:
-            hits.append(bool(outcome.value))
-            methods.append(JUDGE)
-            replies.append(outcome.last_reply)
+    hits, methods, replies = judged_columns(keys, outcomes, unasked=False)  # a judged hit: judged_right's bool
     categories = [str(row.get("error_category")) if not is_blank(row.get("error_category")) else "?"
                   for row in records]
     total: Counter[str] = Counter()
@@ -132,30 +116,11 @@ def score_perceptionbench(df: pd.DataFrame, judge: Judge, *, what: str = "Percep
         right[category] += int(hit)
     metrics = {"overall": sum(right.values()) / max(1, sum(total.values()))}
     metrics.update({f"per_category/{c}": right[c] / total[c] for c in total})
-    per_sample = pd.DataFrame({
-        "index": [row["index"] for row in records],
-        "hit": pd.Series(hits, dtype=object),
-        "score": pd.Series([None if h is None else float(h) for h in hits], dtype=object),
-        "method": methods,
-        "judge": pd.Series(replies, dtype=object),
-    })
-    counts = {"total": len(records), "scored": sum(h is not None for h in hits), "by_judge": methods.count(JUDGE),
-              "judge_errors": methods.count(JUDGE_ERROR), "inference_errors": methods.count(INFERENCE_ERROR)}
     notes = [f"answers graded by {judge.name} with VLMEvalKit's PerceptionBench prompt (one ask, temperature 0.3)"]
-    for method, text in ((JUDGE_ERROR, "the judge call failed: left out of the figures this run and asked again on "
-                                       "the next run (VLMEvalKit counts it wrong)"),
-                         (INFERENCE_ERROR, "no usable prediction: not sent to the judge, wrong (as VLMEvalKit)")):
-        found = [row["index"] for row, m in zip(records, methods) if m == method]
-        if found:
-            notes.append(f"{len(found)} row(s) {method}: {text}; index {listed(found)}")
-    return EvalResult(
-        scorer=SCORER,
-        metrics=metrics,
-        primary="overall",
-        per_sample=per_sample,
-        table=pd.DataFrame({"metric": list(metrics), "value": list(metrics.values())}),
-        table_suffix="score",
-        counts=counts,
-        notes=notes,
-        scale=Scale(FRACTION),
-    )
+    return judged_result(SCORER, [row["index"] for row in records], columns=hit_columns(hits), methods=methods,
+                         replies=replies, scored=sum(h is not None for h in hits), metrics=metrics, primary="overall",
+                         notes=notes, explained={
+                             JUDGE_ERROR: "the judge call failed: left out of the figures this run and asked again on "
+                                          "the next run (VLMEvalKit counts it wrong)",
+                             INFERENCE_ERROR: "no usable prediction: not sent to the judge, wrong (as VLMEvalKit)",
+                         }, scale=Scale(FRACTION))

@@ -24,9 +24,9 @@ import pandas as pd
 from vlmkit.core.cells import listed
 from vlmkit.core.reasoning import answer_part
 from vlmkit.judging import Judge, judge_rounds
-from vlmkit.scoring.benchmarks.mmbench_video import method_notes
 from vlmkit.scoring.benchmarks.qbench_video import question_type
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, judged_counts, method_notes
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import POINTS, Scale
@@ -51,7 +51,6 @@ USER_PROMPT = (
     "at all.\n"
     "Please only provide the result in the following format: Score:'\n"
 )
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 
 
 def judge_prompt(question: str, prediction: str, answer: str) -> str:
@@ -115,9 +114,7 @@ def score_qbench_video_vqa(df: pd.DataFrame, judge: Judge, *, what: str = "QBenc
     per_sample = pd.DataFrame({"index": [r["index"] for r in records], "score": scores, "method": methods,
                                "question_type": types, "judge": pd.Series(replies, dtype=object),
                                "vlmevalkit_score": theirs})
-    counts = {"total": len(records), "scored": len(records), "by_judge": methods.count(JUDGE),
-              "unread": methods.count(UNREAD), "judge_errors": methods.count(JUDGE_ERROR),
-              "inference_errors": methods.count(INFERENCE_ERROR)}
+    counts = judged_counts(methods, len(records), count_unread=True)
     notes = [f"rated 0-2 by {judge.name} with VLMEvalKit's QBench_Video_VQA prompt (VLMEvalKit's default judge "
              "gpt-4o-0806)"]
     notes += method_notes(per_sample, {

@@ -27,6 +27,7 @@ import pandas as pd
 from vlmkit.core.cells import listed
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE_ERROR, judged_counts
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
@@ -35,7 +36,6 @@ JUDGE_TEMPERATURE = 1.0
 CLASSES = {"正确": "is_correct", "错误": "is_incorrect", "未尝试": "is_not_attempted"}
 PARSE_FAILED = "答案解析失败"
 NOT_ATTEMPTED = "未尝试"
-JUDGE_ERROR, INFERENCE_ERROR = "judge_error", "inference_error"
 
 # VLMEvalKit's COMPARE_ANSWER_PROMPT (after its .strip()), verbatim; str.format fills question, answer, candidates
 GRADING_PROMPT = """请根据给定问题、标准答案和模型预测的答案来评估模型的回答是否正确。您的任务是将结果评定为：【正确】、【错误】或【未尝试】。
@@ -190,9 +190,7 @@ def score_simplevqa(df: pd.DataFrame, judge: Judge, *, what: str = "SimpleVQA") 
             notes.append(f"{len(which)} {says}: index {listed(which)}")
     per_sample = pd.DataFrame({"index": indices, "verdict": verdicts, "method": methods,
                                "judge": pd.Series(replies, dtype=object)})  # fmt: skip
-    counts = {"total": len(records), "scored": len(records), "by_judge": methods.count("judge"),
-              "unread": methods.count("judge_unread"), "judge_errors": methods.count(JUDGE_ERROR),
-              "inference_errors": methods.count(INFERENCE_ERROR), "by_rule": 0}  # fmt: skip
+    counts = {**judged_counts(methods, len(records), count_unread=True), "by_rule": 0}
     return EvalResult(
         scorer="simplevqa", metrics=metrics, primary="f1", per_sample=per_sample, table=pd.DataFrame([metrics]),
         table_suffix="acc", counts=counts, notes=notes, scale=Scale(FRACTION),

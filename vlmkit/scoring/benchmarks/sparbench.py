@@ -25,14 +25,10 @@ from typing import Any
 
 import pandas as pd
 
-from vlmkit.core.cells import listed
-from vlmkit.scoring.benchmarks.spbench import numeric_score, option_score
-from vlmkit.scoring.common.breakdown import require_columns
+from vlmkit.scoring.benchmarks.spbench import numeric_score, option_score, score_typed_rows
 from vlmkit.scoring.common.mean_relative_accuracy import mean_relative_accuracy
-from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
-from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
 
 MCQ_TASKS = (
     "obj_spatial_relation_oo", "obj_spatial_relation_oc_mv", "obj_spatial_relation_oo_mv", "spatial_imagination_oc",
@@ -117,46 +113,6 @@ def figures(tasks: Sequence[str], kinds: Sequence[str], scores: Sequence[float])
 
 def score_sparbench(df: pd.DataFrame) -> EvalResult:
     """Score SPAR-Bench replies. Columns: `index`, `prediction` (None/NaN = a failed call), `answer`, `task`."""
-    what = "SPAR-Bench scoring"
-    require_columns(df, ("index", "prediction", "answer", "task"), what)
-    if len(df) == 0:
-        raise ValueError(f"{what}: the predictions table has no rows")
-    tasks = [str(t) for t in df["task"]]
-    kinds = [task_type(t, f"{what}: row index {i}, field task") for i, t in zip(df["index"], tasks)]
-    scores, readings, errors = [], [], []
-    for index, pred, answer, kind in zip(df["index"], df["prediction"], df["answer"], kinds, strict=True):
-        reply = None if failed_call(pred) else str(pred)
-        if reply is None:
-            errors.append(index)
-        score, reading = row_score(reply, answer, kind)
-        scores.append(score)
-        readings.append(reading)
-    metrics = figures(tasks, kinds, scores)
-    notes = [f"{len(errors)} failed call(s) score 0: index {listed(errors)}"] if errors else []
-    unread = sum(1 for r, k, p in zip(readings, kinds, df["prediction"])
-                 if k != "SPECIAL" and r is None and not failed_call(p))  # fmt: skip
-    counts = {"total": len(df), "scored": len(df), "inference_errors": len(errors),
-              "by_rule": len(df) - len(errors) - unread, "by_judge": 0, "unread": unread,
-              "judge_errors": 0}  # fmt: skip
-    per_sample = pd.DataFrame({"index": df["index"].tolist(), "task": tasks, "task_type": kinds,
-                               "read": pd.Series(readings, dtype=object), "score": scores})  # fmt: skip
-    return EvalResult(
-        scorer="sparbench", metrics=metrics, primary="overall", per_sample=per_sample, table=pd.DataFrame([metrics]),
-        table_suffix="acc", counts=counts, notes=notes, scale=Scale(FRACTION),
-        vlmevalkit=_vlmevalkit_figure(df, tasks, kinds, scores, readings),
-    )  # fmt: skip
-
-
-def _vlmevalkit_figure(df: pd.DataFrame, tasks: list[str], kinds: list[str], mine: list[float],
-                       my_readings: list[Any]) -> VlmevalkitFigure:  # fmt: skip
-    """VLMEvalKit's reading: the replies its xlsx round trip leaves, two unread letters a hit."""
-    theirs, differing = [], []
-    replies = vlmevalkit_replies(df["prediction"].tolist())
-    for index, reply, answer, kind, my_score, my_reading in zip(
-        df["index"], replies, df["answer"], kinds, mine, my_readings, strict=True
-    ):
-        score, reading = row_score(reply, answer, kind, vlmevalkit=True)
-        theirs.append(score)
-        if reply is not None and score != my_score:
-            differing.append(ReadingDifference(index, my_reading, reading, my_score, score))
-    return VlmevalkitFigure(figures(tasks, kinds, theirs), "overall", differing)
+    return score_typed_rows(df, scorer="sparbench", what="SPAR-Bench scoring", type_column="task",
+                            kind_of=task_type, row_score=row_score, figures=figures, scale=Scale(FRACTION),
+                            unread_kinds=("MCQ", "NA"))

@@ -28,7 +28,6 @@ reply, `None`, `N/A`, ... become `nan`); otherwise the two readings are the same
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -37,6 +36,7 @@ import pandas as pd
 
 from vlmkit.core.cells import is_missing
 from vlmkit.scoring.benchmarks.spatial_mcq import read_option_letter, score_spatial_mcq
+from vlmkit.scoring.benchmarks.spbench import answer_number
 from vlmkit.scoring.common.breakdown import keyed_records
 from vlmkit.scoring.common.mean_relative_accuracy import VLMEVALKIT_THRESHOLDS, mean_relative_accuracy, to_number
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
@@ -53,20 +53,11 @@ INFERENCE_ERROR = "inference_error"
 SCORER = "spatial_video"
 
 
-def _float_answer(value: Any) -> float | None:
-    """VLMEvalKit's to_float of the answer cell: float(x), None when that fails; NaN counts as none."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(number) else number
-
-
 def _read(reply: Any, numeric: bool, answer: Any, target_letter: str | None) -> tuple[Any, float]:
     """(what was read, the row's score) of one reply text."""
     if numeric:
         number = to_number(reply)
-        target = _float_answer(answer)
+        target = answer_number(answer)
         if number is None or target is None:
             return number, 0.0
         return number, mean_relative_accuracy(number, target)
@@ -135,7 +126,7 @@ def _per_type(df: pd.DataFrame, numeric_types: Sequence[str], merge: Mapping[str
     )  # fmt: skip
     tally = Counter(methods)
     invalid = [r["index"] for r, n, t in zip(records, numeric, targets)
-               if (n and _float_answer(r["answer"]) is None) or (not n and t is None)]
+               if (n and answer_number(r["answer"]) is None) or (not n and t is None)]
     counts = {"total": len(records), "scored": len(records), "mcq": numeric.count(False), "numeric": sum(numeric),
               "by_rule": tally["letter"] + tally["number"], "unread": tally["unparsed"],
               "inference_errors": tally[INFERENCE_ERROR], "invalid_target": len(invalid)}

@@ -21,7 +21,7 @@ the same). A reply and an answer cell that both read as no letter make a hit in 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -103,12 +103,27 @@ def row_score(reply: str | None, answer: Any, kind: str, *, vlmevalkit: bool = F
 def score_spbench(df: pd.DataFrame) -> EvalResult:
     """Score SPBench replies. Columns: `index`, `prediction` (None/NaN = a failed call), `answer`,
     `question_type`."""
-    what = "SPBench scoring"
-    require_columns(df, ("index", "prediction", "answer", "question_type"), what)
+    return score_typed_rows(df, scorer="spbench", what="SPBench scoring", type_column="question_type",
+                            kind_of=task_type, row_score=row_score, figures=figures, scale=Scale(PERCENT))
+
+
+RowScore = Callable[..., tuple[float, Any]]  # (reply or None, answer, kind, *, vlmevalkit=False) -> (score, reading)
+Figures = Callable[[Sequence[str], Sequence[str], Sequence[float]], dict[str, float]]  # (types, kinds, scores)
+
+
+def score_typed_rows(df: pd.DataFrame, *, scorer: str, what: str, type_column: str, kind_of: Callable[[str, str], str],
+                     row_score: RowScore, figures: Figures, scale: Scale, unread_kinds: Sequence[str] | None = None
+                     ) -> EvalResult:
+    """The rule scorer of the spatial benchmarks VLMEvalKit scores with VsiBench's rule path (SPBench, SPAR-Bench):
+    each row's kind from its `type_column` (`kind_of(type, where)`), its score and reading by `row_score`, the
+    figures by `figures`; a failed call scores 0. A row counts as unread where its reading is None (only rows of
+    `unread_kinds`, when given: a kind without a reading is never unread). VLMEvalKit's figure scores the replies its
+    xlsx round trip leaves, two unread letters a hit (`row_score(..., vlmevalkit=True)`)."""
+    require_columns(df, ("index", "prediction", "answer", type_column), what)
     if len(df) == 0:
         raise ValueError(f"{what}: the predictions table has no rows")
-    types = [str(t) for t in df["question_type"]]
-    kinds = [task_type(t, f"{what}: row index {i}, field question_type") for i, t in zip(df["index"], types)]
+    types = [str(t) for t in df[type_column]]
+    kinds = [kind_of(t, f"{what}: row index {i}, field {type_column}") for i, t in zip(df["index"], types)]
     scores, readings, errors = [], [], []
     for index, pred, answer, kind in zip(df["index"], df["prediction"], df["answer"], kinds, strict=True):
         reply = None if failed_call(pred) else str(pred)
@@ -119,29 +134,23 @@ def score_spbench(df: pd.DataFrame) -> EvalResult:
         readings.append(reading)
     metrics = figures(types, kinds, scores)
     notes = [f"{len(errors)} failed call(s) score 0: index {listed(errors)}"] if errors else []
-    unread = sum(1 for r, k, p in zip(readings, kinds, df["prediction"]) if r is None and not failed_call(p))
+    unread = sum(1 for r, k, p in zip(readings, kinds, df["prediction"])
+                 if (unread_kinds is None or k in unread_kinds) and r is None and not failed_call(p))  # fmt: skip
     counts = {"total": len(df), "scored": len(df), "inference_errors": len(errors),
               "by_rule": len(df) - len(errors) - unread, "by_judge": 0, "unread": unread,
               "judge_errors": 0}  # fmt: skip
-    per_sample = pd.DataFrame({"index": df["index"].tolist(), "question_type": types, "task_type": kinds,
+    per_sample = pd.DataFrame({"index": df["index"].tolist(), type_column: types, "task_type": kinds,
                                "read": pd.Series(readings, dtype=object), "score": scores})  # fmt: skip
-    return EvalResult(
-        scorer="spbench", metrics=metrics, primary="overall", per_sample=per_sample, table=pd.DataFrame([metrics]),
-        table_suffix="acc", counts=counts, notes=notes, scale=Scale(PERCENT),
-        vlmevalkit=_vlmevalkit_figure(df, types, kinds, scores, readings),
-    )  # fmt: skip
-
-
-def _vlmevalkit_figure(df: pd.DataFrame, types: list[str], kinds: list[str], mine: list[float],
-                       my_readings: list[Any]) -> VlmevalkitFigure:  # fmt: skip
-    """VLMEvalKit's reading: the replies its xlsx round trip leaves, two unread letters a hit."""
     theirs, differing = [], []
-    replies = vlmevalkit_replies(df["prediction"].tolist())
     for index, reply, answer, kind, my_score, my_reading in zip(
-        df["index"], replies, df["answer"], kinds, mine, my_readings, strict=True
+        df["index"], vlmevalkit_replies(df["prediction"].tolist()), df["answer"], kinds, scores, readings, strict=True
     ):
         score, reading = row_score(reply, answer, kind, vlmevalkit=True)
         theirs.append(score)
         if reply is not None and score != my_score:
             differing.append(ReadingDifference(index, my_reading, reading, my_score, score))
-    return VlmevalkitFigure(figures(types, kinds, theirs), "overall", differing)
+    return EvalResult(
+        scorer=scorer, metrics=metrics, primary="overall", per_sample=per_sample, table=pd.DataFrame([metrics]),
+        table_suffix="acc", counts=counts, notes=notes, scale=scale,
+        vlmevalkit=VlmevalkitFigure(figures(types, kinds, theirs), "overall", differing),
+    )  # fmt: skip

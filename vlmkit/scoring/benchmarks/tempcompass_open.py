@@ -26,9 +26,9 @@ import pandas as pd
 
 from vlmkit.core.cells import listed
 from vlmkit.judging import Judge, judge_rounds
-from vlmkit.scoring.benchmarks.mmbench_video import method_notes
 from vlmkit.scoring.benchmarks.tempcompass_mcq import JUDGE_SYSTEM
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, judged_counts, method_notes
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
@@ -77,7 +77,6 @@ Answer: None of the choices are correct
 ```
 """  # noqa: E501
 JUDGE_TEMPERATURE, JUDGE_MAX_TOKENS = 1.0, 128
-JUDGE, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_error", "inference_error"
 
 
 def judge_prompt(prediction: str, mc_question: str) -> str:
@@ -150,8 +149,7 @@ def score_tempcompass_open(df: pd.DataFrame, judge: Judge, *, what: str = "TempC
     their = _their_scores(records, ratings)
     per_sample["vlmevalkit_score"] = their
     empty = [r["index"] for r, rating in zip(records, ratings) if rating == -1]
-    counts = {"total": len(records), "scored": len(records), "by_judge": methods.count(JUDGE),
-              "judge_errors": methods.count(JUDGE_ERROR), "inference_errors": methods.count(INFERENCE_ERROR)}
+    counts = judged_counts(methods, len(records))
     notes = [f"captions judged by {judge.name} with VLMEvalKit's TempCompass captioning prompt (temperature 1.0, "
              "max_tokens 128; VLMEvalKit's default judge chatgpt-1106 also gets top_p 1 and presence_penalty 1, which "
              "vlmkit does not send)"]

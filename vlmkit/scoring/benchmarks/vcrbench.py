@@ -37,6 +37,7 @@ import pandas as pd
 from vlmkit.core.cells import is_missing, listed
 from vlmkit.judging import Judge, judge_rounds
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE_ERROR
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
 from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
@@ -324,7 +325,6 @@ STEP_TYPES = {"Video Description Steps": "Perception", "Logical Inference Steps"
 PRECISION_JUDGMENTS = ("Matched", "Wrong", "Redundant")
 RECALL_JUDGMENTS = ("Matched", "Unmatched")
 GROUPS = ("Perception", "Reasoning", "Overall")
-JUDGE_ERROR, INFERENCE_ERROR = "judge_error", "inference_error"
 
 
 def duration_bucket(seconds: float) -> str:

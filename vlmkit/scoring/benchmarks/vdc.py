@@ -32,13 +32,12 @@ from typing import Any
 import pandas as pd
 
 from vlmkit.judging import Judge, judge_rounds
-from vlmkit.scoring.benchmarks.mmbench_video import method_notes
 from vlmkit.scoring.benchmarks.moviechat import judge_prompt as verdict_prompt
-from vlmkit.scoring.benchmarks.moviechat import read_verdict, verdict_figures
+from vlmkit.scoring.benchmarks.moviechat import read_verdict, verdict_columns, verdict_figures, verdict_result
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, method_notes
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
-from vlmkit.scoring.scales import FRACTION, POINTS, Scale
 
 __all__ = ["CAPTION_PROMPTS", "SYSTEM_ANSWER", "SYSTEM_SCORE", "USER_ANSWER", "caption_prompt", "caption_questions",
            "score_caption_qa", "score_vdc"]
@@ -177,7 +176,6 @@ _CAMERA: tuple[str, ...] = (
 CAPTION_PROMPTS: dict[str, tuple[str, ...]] = {
     "short": _SHORT, "detailed": _DETAILED, "background": _BACKGROUND, "main_object": _MAIN_OBJECT, "camera": _CAMERA,
 }
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 
 
 def caption_prompt(prompts: Sequence[str], seed: str) -> str:
@@ -239,8 +237,7 @@ def score_caption_qa(df: pd.DataFrame, judge: Judge, *, group_column: str, group
     metrics = verdict_figures(item_groups, verdicts, names, every_row=True)
     per_sample = pd.DataFrame({
         "index": [records[pos]["index"] for pos, *_ in items], "question": [q for _, _, q, _ in items],
-        "group": item_groups, "correct": [None if v is None else bool(v[0]) for v in verdicts],
-        "score": [None if v is None else v[1] for v in verdicts], "method": methods,
+        "group": item_groups, **verdict_columns(verdicts), "method": methods,
         "judge_answer": pd.Series([answers[k].last_reply if k in answers else None for _, k, _, _ in items],
                                   dtype=object),
     })  # fmt: skip
@@ -260,12 +257,8 @@ def score_caption_qa(df: pd.DataFrame, judge: Judge, *, group_column: str, group
         JUDGE_ERROR: "a judge call failed: no verdict this run, asked again on the next run",
         INFERENCE_ERROR: "no caption: its questions are not asked, no verdict",
     })
-    table = pd.DataFrame([{group_column: n, "accuracy": metrics[n], "score": metrics[f"score/{n}"]}
-                          for n in ("Overall", *names)])
-    points = Scale(POINTS, out_of=5.0)
-    return EvalResult(scorer=scorer, metrics=metrics, primary="Overall", per_sample=per_sample, table=table,
-                      table_suffix="score", counts=counts, notes=notes, scale=Scale(FRACTION),
-                      metric_scales={k: points for k in metrics if k.startswith("score/")})
+    return verdict_result(scorer, per_sample=per_sample, group_column=group_column, names=names, metrics=metrics,
+                          counts=counts, notes=notes)
 
 
 def score_vdc(df: pd.DataFrame, judge: Judge, *, what: str = "VDC") -> EvalResult:

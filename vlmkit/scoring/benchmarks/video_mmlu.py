@@ -18,18 +18,17 @@ from __future__ import annotations
 import pandas as pd
 
 from vlmkit.judging import Judge, judge_rounds
-from vlmkit.scoring.benchmarks.mmbench_video import method_notes
-from vlmkit.scoring.benchmarks.moviechat import judge_prompt, read_verdict, verdict_figures
+from vlmkit.scoring.benchmarks.moviechat import judge_prompt, read_verdict, verdict_columns, verdict_figures
+from vlmkit.scoring.benchmarks.moviechat import verdict_result
 from vlmkit.scoring.benchmarks.vdc import score_caption_qa
 from vlmkit.scoring.common.breakdown import keyed_records, required_text
+from vlmkit.scoring.common.judged_rows import INFERENCE_ERROR, JUDGE, JUDGE_ERROR, UNREAD, judged_counts, method_notes
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call
 from vlmkit.scoring.result import EvalResult
-from vlmkit.scoring.scales import FRACTION, POINTS, Scale
 
 __all__ = ["SYSTEM_SCORE_CAP", "SYSTEM_SCORE_QA", "score_video_mmlu_cap", "score_video_mmlu_qa"]
 
 DISCIPLINES = ("math", "physics", "chemistry")
-JUDGE, UNREAD, JUDGE_ERROR, INFERENCE_ERROR = "judge", "judge_unread", "judge_error", "inference_error"
 SYSTEM_SCORE_CAP = """
     You are an intelligent chatbot designed for evaluating the correctness of generative outputs for question-answer pairs.
     Your task is to compare the predicted answer with the correct answer and determine if they match meaningfully. The evaluation criteria differ based on the type of question:
@@ -86,14 +85,10 @@ def score_video_mmlu_qa(df: pd.DataFrame, judge: Judge, *, what: str = "Video_MM
     names = list(dict.fromkeys(g for g in groups if g in DISCIPLINES))
     metrics = verdict_figures(groups, verdicts, names, every_row=True)
     per_sample = pd.DataFrame({
-        "index": [r["index"] for r in records], "discipline": groups,
-        "correct": [None if v is None else bool(v[0]) for v in verdicts],
-        "score": [None if v is None else v[1] for v in verdicts], "method": methods,
+        "index": [r["index"] for r in records], "discipline": groups, **verdict_columns(verdicts), "method": methods,
         "judge": pd.Series([o.last_reply if (o := outcomes.get(k)) else None for k in keys], dtype=object),
     })  # fmt: skip
-    counts = {"total": len(records), "scored": len(records), "by_judge": methods.count(JUDGE),
-              "unread": methods.count(UNREAD), "judge_errors": methods.count(JUDGE_ERROR),
-              "inference_errors": methods.count(INFERENCE_ERROR)}
+    counts = judged_counts(methods, len(records), count_unread=True)
     notes = [f"judged yes/no and 0-5 by {judge.name} with VLMEvalKit's Video-MMLU QA texts (its default judge "
              "qwen-72b, Qwen2.5-72B-Instruct); a row without a verdict counts as not correct",
              "no VLMEvalKit figure: its Video_MMLU_QA evaluate reads a pred_response column its table does not have "
@@ -103,9 +98,5 @@ def score_video_mmlu_qa(df: pd.DataFrame, judge: Judge, *, what: str = "Video_MM
         JUDGE_ERROR: "the judge call failed: no verdict this run, asked again on the next run",
         INFERENCE_ERROR: "no prediction: not asked, no verdict",
     })
-    table = pd.DataFrame([{"discipline": n, "accuracy": metrics[n], "score": metrics[f"score/{n}"]}
-                          for n in ("Overall", *names)])
-    points = Scale(POINTS, out_of=5.0)
-    return EvalResult(scorer="video_mmlu_qa", metrics=metrics, primary="Overall", per_sample=per_sample,
-                      table=table, table_suffix="score", counts=counts, notes=notes, scale=Scale(FRACTION),
-                      metric_scales={k: points for k in metrics if k.startswith("score/")})
+    return verdict_result("video_mmlu_qa", per_sample=per_sample, group_column="discipline", names=names,
+                          metrics=metrics, counts=counts, notes=notes)

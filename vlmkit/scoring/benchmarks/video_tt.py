@@ -16,24 +16,15 @@ import re
 import numpy as np
 import pandas as pd
 
-from vlmkit.core.cells import is_missing
 from vlmkit.judging import Judge
+from vlmkit.scoring.benchmarks.video_letter_rows import judge_unread, letter_hits, letter_result, reading_differences
+from vlmkit.scoring.benchmarks.video_letter_rows import rule_letters
 from vlmkit.scoring.common.breakdown import keyed_records
-from vlmkit.scoring.common.choice_judge import judge_notes
-from vlmkit.scoring.common.vlmevalkit_cells import nan_note
-from vlmkit.scoring.kinds.video_mcq import (
-    INFERENCE_ERROR,
-    NOTE_VIDEOMME_PREFIXES,
-    RULE,
-    UNPARSED,
-    ask_unread,
-    method_counts,
-    videomme_letter,
-    videomme_vlmevalkit_readings,
-)
+from vlmkit.scoring.kinds.video_mcq import INFERENCE_ERROR, NOTE_VIDEOMME_PREFIXES, videomme_letter
+from vlmkit.scoring.kinds.video_mcq import videomme_vlmevalkit_readings
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
-from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
+from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 __all__ = ["CAPABILITIES", "prompt_options", "score_video_tt"]
 
@@ -69,20 +60,10 @@ def score_video_tt(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalResul
     question, question_prompt (the option lines), capability."""
     records, _ = keyed_records(df, ("index", "prediction", "answer", "question", "question_prompt", "capability"),
                                "Video-TT")
-    n = len(records)
-    letters: list[str | None] = [None] * n
-    methods = [INFERENCE_ERROR] * n
-    replies: list[str | None] = [None] * n
-    for i, row in enumerate(records):
-        if not is_missing(row["prediction"]):
-            letters[i] = videomme_letter(str(row["prediction"]))
-            methods[i] = RULE if letters[i] is not None else UNPARSED
-    options = [prompt_options(row["question_prompt"]) for row in records]
-    ask = [i for i in range(n) if methods[i] == UNPARSED]
-    if judge is not None and ask:
-        for i, verdict in ask_unread(judge, records, options, ask).items():
-            methods[i], letters[i], replies[i] = verdict.method, verdict.value, verdict.reply
-    hits = np.array([letters[i] is not None and letters[i] == str(r["answer"]).strip() for i, r in enumerate(records)])
+    letters, methods = rule_letters(records, videomme_letter)
+    replies, judged = judge_unread(judge, records, letters, methods,
+                                   lambda: [prompt_options(row["question_prompt"]) for row in records])
+    hits = letter_hits(records, letters)
     capability = np.array([str(r["capability"]) for r in records], dtype=object)
     metrics = _metrics(hits, capability)
     theirs, their_hits, nan_rows, _ = videomme_vlmevalkit_readings(records, [m == INFERENCE_ERROR for m in methods])
@@ -94,26 +75,11 @@ def score_video_tt(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalResul
                             "of its 18 have none here); the figure gives the present ones")
     figure = VlmevalkitFigure(
         metrics=_metrics(np.asarray(their_hits, dtype=bool), capability), primary="overall",
-        differing=[
-            ReadingDifference(row["index"], ours, their, float(hit), float(their_hit))
-            for row, ours, their, hit, their_hit, method in zip(records, letters, theirs, hits, their_hits, methods)
-            if method != INFERENCE_ERROR and (ours != their or bool(hit) != bool(their_hit))
-        ],
-        notes=figure_notes,
+        differing=reading_differences(records, letters, theirs, hits, their_hits, methods), notes=figure_notes,
     )  # fmt: skip
     notes = [NOTE_VIDEOMME_PREFIXES.replace("Video-MME", "Video-TT (Video-MME's)"), "a failed inference is a miss"]
-    notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
-    counts = method_counts(methods, n)
-    if nan_rows:
-        counts["vlmevalkit_nan_replies"] = len(nan_rows)
-        notes.append(nan_note(nan_rows, "reads the reply itself"))
-    per_sample = pd.DataFrame({
-        "index": [r["index"] for r in records], "extracted": pd.Series(letters, dtype=object), "hit": hits,
-        "method": methods, "judge": replies, "vlmevalkit": pd.Series(theirs, dtype=object),
-        "vlmevalkit_hit": their_hits,
-    })  # fmt: skip
-    return EvalResult(
-        scorer="video_tt", metrics=metrics, primary="overall", per_sample=per_sample,
-        table=pd.DataFrame([{"split": "none", **metrics}]), table_suffix="acc", counts=counts, notes=notes,
-        scale=Scale(PERCENT), vlmevalkit=figure,
+    return letter_result(
+        "video_tt", records, letters=letters, methods=methods, replies=replies, judged=judged, hits=hits,
+        theirs=theirs, their_hits=their_hits, nan_rows=nan_rows, metrics=metrics, primary="overall", notes=notes,
+        scale=Scale(PERCENT), figure=figure,
     )  # fmt: skip

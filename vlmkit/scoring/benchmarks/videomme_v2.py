@@ -31,14 +31,14 @@ import pandas as pd
 
 from vlmkit.core.cells import index_key, is_missing
 from vlmkit.judging import Judge
+from vlmkit.scoring.benchmarks.video_letter_rows import judge_unread, letter_result, reading_differences, rule_letters
 from vlmkit.scoring.common.breakdown import keyed_records
-from vlmkit.scoring.common.choice_judge import judge_notes
 from vlmkit.scoring.common.text_norm import VLMEVALKIT_FAIL_MARKER
-from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, nan_note, vlmevalkit_cells
-from vlmkit.scoring.kinds.video_mcq import INFERENCE_ERROR, RULE, UNPARSED, ask_unread, method_counts
+from vlmkit.scoring.common.vlmevalkit_cells import is_nan_cell, vlmevalkit_cells
+from vlmkit.scoring.kinds.video_mcq import INFERENCE_ERROR
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import POINTS, Scale
-from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
+from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 __all__ = ["GROUP_SIZE", "group_scores", "option_lines", "score_videomme_v2", "videomme_v2_letter"]
 
@@ -142,19 +142,9 @@ def score_videomme_v2(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalRe
     if len(records) % GROUP_SIZE:
         raise ValueError(f"{what}: questions come in groups of {GROUP_SIZE} consecutive rows; the predictions have "
                          f"{len(records)} rows")
-    n = len(records)
-    letters: list[str | None] = [None] * n
-    methods = [INFERENCE_ERROR] * n
-    replies: list[str | None] = [None] * n
-    for i, row in enumerate(records):
-        if not is_missing(row["prediction"]):
-            letters[i] = videomme_v2_letter(str(row["prediction"]))
-            methods[i] = RULE if letters[i] is not None else UNPARSED
-    ask = [i for i in range(n) if methods[i] == UNPARSED]
-    if judge is not None and ask:
-        options = [option_lines(r["options"]) for r in records]
-        for i, verdict in ask_unread(judge, records, options, ask).items():
-            methods[i], letters[i], replies[i] = verdict.method, verdict.value, verdict.reply
+    letters, methods = rule_letters(records, videomme_v2_letter)
+    replies, judged = judge_unread(judge, records, letters, methods,
+                                   lambda: [option_lines(r["options"]) for r in records])
     hits = [letters[i] is not None and letters[i] == str(r["answer"]).strip() for i, r in enumerate(records)]
     metrics = group_scores(records, hits)
     failed = [m == INFERENCE_ERROR for m in methods]
@@ -165,30 +155,16 @@ def score_videomme_v2(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalRe
                 if not f and is_nan_cell(cell) and str(r["prediction"]) != "nan"]
     figure = VlmevalkitFigure(
         metrics=group_scores(records, their_hits), primary="total",
-        differing=[
-            ReadingDifference(r["index"], ours, their, float(hit), float(their_hit))
-            for r, ours, their, hit, their_hit in zip(records, letters, theirs, hits, their_hits)
-            if ours != their or hit != their_hit
-        ],
+        differing=reading_differences(records, letters, theirs, hits, their_hits),
         notes=["VLMEvalKit scores a failed call by its fail message, whose 'F' reads as option F"],
     )  # fmt: skip
     notes = ["a failed inference is a miss", "VLMEvalKit's fallback finds no options in a Video-MME-v2 question "
              "(its options are a column of their own): a reply with no letter is a miss there; vlmkit's judge, when "
              "given, sees the row's options"]
-    notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
-    counts = method_counts(methods, n)
-    if nan_rows:
-        counts["vlmevalkit_nan_replies"] = len(nan_rows)
-        notes.append(nan_note(nan_rows, "reads the reply itself"))
-    per_sample = pd.DataFrame({
-        "index": [r["index"] for r in records], "extracted": pd.Series(letters, dtype=object), "hit": hits,
-        "method": methods, "judge": replies, "vlmevalkit": pd.Series(theirs, dtype=object),
-        "vlmevalkit_hit": their_hits,
-    })  # fmt: skip
-    return EvalResult(
-        scorer="videomme_v2", metrics=metrics, primary="total", per_sample=per_sample,
-        table=pd.DataFrame([{"split": "none", **metrics}]), table_suffix="score", counts=counts, notes=notes,
-        scale=Scale(POINTS, out_of=100.0), vlmevalkit=figure,
+    return letter_result(
+        "videomme_v2", records, letters=letters, methods=methods, replies=replies, judged=judged, hits=hits,
+        theirs=theirs, their_hits=their_hits, nan_rows=nan_rows, metrics=metrics, primary="total", notes=notes,
+        scale=Scale(POINTS, out_of=100.0), figure=figure, table_suffix="score",
     )  # fmt: skip
 
 

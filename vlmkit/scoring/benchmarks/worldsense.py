@@ -17,26 +17,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vlmkit.core.cells import is_missing
 from vlmkit.judging import Judge
+from vlmkit.scoring.benchmarks.video_letter_rows import judge_unread, letter_hits, letter_result, reading_differences
+from vlmkit.scoring.benchmarks.video_letter_rows import rule_letters
 from vlmkit.scoring.common.breakdown import keyed_records
-from vlmkit.scoring.common.choice_judge import judge_notes
-from vlmkit.scoring.common.vlmevalkit_cells import nan_note
-from vlmkit.scoring.kinds.video_mcq import (
-    INFERENCE_ERROR,
-    NOTE_VIDEOMME_PREFIXES,
-    RULE,
-    UNPARSED,
-    ask_unread,
-    candidate_list,
-    candidate_options,
-    method_counts,
-    videomme_letter,
-    videomme_vlmevalkit_readings,
-)
+from vlmkit.scoring.kinds.video_mcq import INFERENCE_ERROR, NOTE_VIDEOMME_PREFIXES, candidate_list, candidate_options
+from vlmkit.scoring.kinds.video_mcq import videomme_letter, videomme_vlmevalkit_readings
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import FRACTION, Scale
-from vlmkit.scoring.vlmevalkit_figure import ReadingDifference, VlmevalkitFigure
+from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
 __all__ = ["DURATIONS", "GROUPS", "score_worldsense"]
 
@@ -65,48 +54,24 @@ def score_worldsense(df: pd.DataFrame, *, judge: Judge | None = None) -> EvalRes
     what = "WorldSense"
     records, _ = keyed_records(df, ("index", "prediction", "answer", "question", "candidates", "duration", *GROUPS,
                                     "audio_class"), what)
-    n = len(records)
-    letters: list[str | None] = [None] * n
-    methods = [INFERENCE_ERROR] * n
-    replies: list[str | None] = [None] * n
-    for i, row in enumerate(records):
-        if not is_missing(row["prediction"]):
-            letters[i] = videomme_letter(str(row["prediction"]))
-            methods[i] = RULE if letters[i] is not None else UNPARSED
+    letters, methods = rule_letters(records, videomme_letter)
     options = [candidate_options(candidate_list(r["candidates"], f"{what}: row index {r['index']}, field `candidates`"))
                for r in records]
     audio = [candidate_list(r["audio_class"], f"{what}: row index {r['index']}, field `audio_class`") for r in records]
-    ask = [i for i in range(n) if methods[i] == UNPARSED]
-    if judge is not None and ask:
-        for i, verdict in ask_unread(judge, records, options, ask).items():
-            methods[i], letters[i], replies[i] = verdict.method, verdict.value, verdict.reply
-    hits = np.array([letters[i] is not None and letters[i] == str(r["answer"]).strip() for i, r in enumerate(records)])
+    replies, judged = judge_unread(judge, records, letters, methods, lambda: options)
+    hits = letter_hits(records, letters)
     metrics = _figures(records, hits, audio)
     theirs, their_hits, nan_rows, _ = videomme_vlmevalkit_readings(records, [m == INFERENCE_ERROR for m in methods])
     figure = VlmevalkitFigure(
         metrics={k: round(v, 3) for k, v in _figures(records, np.asarray(their_hits, dtype=bool), audio).items()},
         primary="Overall",
-        differing=[
-            ReadingDifference(row["index"], ours, their, float(hit), float(their_hit))
-            for row, ours, their, hit, their_hit, method in zip(records, letters, theirs, hits, their_hits, methods)
-            if method != INFERENCE_ERROR and (ours != their or bool(hit) != bool(their_hit))
-        ],
+        differing=reading_differences(records, letters, theirs, hits, their_hits, methods),
         notes=["VLMEvalKit prints WorldSense's figures with 3 decimals; so does this figure",
                "VLMEvalKit's fallback finds no options in the stored WorldSense question (a miss there)"],
     )  # fmt: skip
     notes = [NOTE_VIDEOMME_PREFIXES.replace("Video-MME", "WorldSense (Video-MME's)"), "a failed inference is a miss"]
-    notes += judge_notes(methods, judge is not None and bool(ask), methods.count(UNPARSED))
-    counts = method_counts(methods, n)
-    if nan_rows:
-        counts["vlmevalkit_nan_replies"] = len(nan_rows)
-        notes.append(nan_note(nan_rows, "reads the reply itself"))
-    per_sample = pd.DataFrame({
-        "index": [r["index"] for r in records], "extracted": pd.Series(letters, dtype=object), "hit": hits,
-        "method": methods, "judge": replies, "vlmevalkit": pd.Series(theirs, dtype=object),
-        "vlmevalkit_hit": their_hits,
-    })  # fmt: skip
-    return EvalResult(
-        scorer="worldsense", metrics=metrics, primary="Overall", per_sample=per_sample,
-        table=pd.DataFrame([{"split": "none", **metrics}]), table_suffix="acc", counts=counts, notes=notes,
-        scale=Scale(FRACTION), vlmevalkit=figure,
+    return letter_result(
+        "worldsense", records, letters=letters, methods=methods, replies=replies, judged=judged, hits=hits,
+        theirs=theirs, their_hits=their_hits, nan_rows=nan_rows, metrics=metrics, primary="Overall", notes=notes,
+        scale=Scale(FRACTION), figure=figure,
     )  # fmt: skip
