@@ -15,6 +15,8 @@ CLI (`python -m vlmkit.cli run`, as subprocesses) on vlmkit_demo_mcq:
 5. `--backend vllm` (issue 13: vLLM's offline engine inside vlmkit, run by the --vllm-python interpreter with this
    checkout on PYTHONPATH, `--model vlmkit-tiny --model-path <the renamed copy>`): every prediction must equal the
    local one. That interpreter needs vlmkit's own dependencies too (pandas, openpyxl, rapidfuzz, ...).
+6. `--backend vllm --data-parallel 2` (issue 25: two offline engines, each a shard in its own process, merged):
+   every prediction must equal the local one.
 
 It prints each run's figures and exits 1 when an expectation fails (2 when vLLM is missing or cannot start).
 
@@ -386,6 +388,22 @@ def main(argv: list[str] | None = None) -> int:
             print("  stderr: " + run.stderr.strip()[-800:])
         expect(run.code == 0, f"{label}: exit code 0 (got {run.code})")
         expect(len(preds) == len(local_preds), f"{label}: every row answered ({len(preds)}/{len(local_preds)})")
+        expect(same == len(local_preds), f"{label}: every prediction equals the local one ({same}/{len(local_preds)})")
+
+        label = "--backend vllm --data-parallel 2"
+        print(f"two offline engines, {label} (run by {args.vllm_python}):")
+        began = time.monotonic()
+        run = vlmkit_run(label, root / "offline_dp", lmudata, LOCAL_MODEL,
+                         ["--model-path", str(serve_dir), "--backend", "vllm", "--batch-size", "32",
+                          "--data-parallel", "2"], python=args.vllm_python, env=env)
+        show(run.stdout)
+        preds = run.predictions(LOCAL_MODEL)
+        same = same_predictions(local_preds, preds)
+        print(f"  exit {run.code} in {time.monotonic() - began:.0f} s (two engine starts included), answered "
+              f"{len(preds)}, Overall {run.overall(LOCAL_MODEL)}, identical to local {same}/{len(local_preds)}")
+        if run.code != 0:
+            print("  stderr: " + run.stderr.strip()[-800:])
+        expect(run.code == 0, f"{label}: exit code 0 (got {run.code})")
         expect(same == len(local_preds), f"{label}: every prediction equals the local one ({same}/{len(local_preds)})")
     finally:
         if tmp is not None:
