@@ -156,5 +156,5 @@ def test_a_served_model_is_refused_in_one_line(tmp_path: Path) -> None:
                         "--mcq-mode", "continuation", env={"LMUData": str(tmp_path / "lmu")})
     assert result.returncode != 0
     lines = stderr_lines(result)
-    assert len(lines) == 1 and "served" in lines[0] and "not available yet" in lines[0], lines
+    assert len(lines) == 1 and "served" in lines[0] and "no log-probabilities of the prompt" in lines[0], lines
     assert not list((tmp_path / "out").rglob("journal*.jsonl"))

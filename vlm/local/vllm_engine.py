@@ -28,6 +28,9 @@ explicit sampling parameters), and the answer budget is the user's, else the pre
   float32 checkpoint in half precision), vLLM's choice on a GPU. enforce_eager None: eager on CPU (no graphs to
   capture, and compiling takes minutes), vLLM's default on a GPU. CPU settings that vLLM reads from the environment
   (`VLLM_CPU_KVCACHE_SPACE`, ...) are the user's to set.
+- Likelihood scoring (`--mcq-mode logits|continuation`, issue 28): `option_logprobs_batch` and
+  `continuation_logprobs_batch`, the same figures as the transformers path's methods of those names, through
+  vLLM's logprobs and prompt_logprobs (vlm.local.vllm_likelihood says how). A row that fails gets its exception.
 - `close()` shuts the engine down (its engine-core process and workers) and drops it.
 
 vllm, torch and transformers are imported when a model is built, not when this module is imported. A missing vLLM
@@ -43,7 +46,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from vlm.local import vllm_likelihood
 from vlm.local.answer_budget import answer_budget, folder_checkpoint_values
+from vlm.local.likelihood import option_token_ids
 from vlm.base import BaseModel, batch_or_each
 from vlm.local.loading import resolve_model_path
 from vlm.local.model_preset import preset_defaults, preset_values
@@ -275,6 +280,128 @@ class VLLMModel(BaseModel):
         if options.get("stop") is not None and isinstance(options["stop"], str):
             options["stop"] = [options["stop"]]
         return options
+
+    # ---------------------------------------------------------------------------------------------- likelihood
+
+    def option_logprobs_batch(
+        self, batch: Sequence[Sequence[Any]], letters_per_row: Sequence[Sequence[str]], dataset: str | None = None
+    ) -> list[dict[str, float] | BaseException]:
+        """Letter mode: each option letter's log-probability as the answer's first words (vlm.local.vllm_likelihood:
+        one prompt pass for the batch; a step pass for two-token options whose first token it listed; one token-prompt
+        pass for the options still without a figure)."""
+        if len(letters_per_row) != len(batch):
+            raise ValueError(f"{len(batch)} messages but {len(letters_per_row)} lists of letters")
+        prompts = self._likelihood_prompts(batch, dataset)
+        tokenizer = self.llm.get_tokenizer()
+        results: list[Any] = [None] * len(batch)
+        asked: list[tuple[int, str, tuple[vllm_likelihood.Prompt, list[int]]]] = []
+        stepped: list[tuple[int, list[str], dict[str, list[int]], tuple[vllm_likelihood.Prompt, list[int]]]] = []
+        for i, (prompt, letters) in enumerate(zip(prompts, letters_per_row)):
+            if isinstance(prompt, BaseException):
+                results[i] = prompt
+                continue
+            try:
+                tokens = option_token_ids(tokenizer, vllm_likelihood.prompt_text(tokenizer, prompt), letters)
+            except Exception as exc:  # a bad row fails alone
+                results[i] = exc
+                continue
+            found, left = vllm_likelihood.letter_figures(prompt, tokens)
+            results[i] = {letter: found.get(letter) for letter in letters}
+            groups = vllm_likelihood.first_token_steps(prompt, tokens, left)
+            stepped += [(i, group, tokens, (prompt, [first])) for first, group in groups.items()]
+            grouped = {letter for group in groups.values() for letter in group}
+            asked += [(i, letter, (prompt, tokens[letter])) for letter in left if letter not in grouped]
+        for (i, group, tokens, (prompt, first)), top in zip(stepped, self._step_pass([item for *_, item in stepped])):
+            for letter in group:
+                if not isinstance(results[i], dict):
+                    break  # the row failed already
+                if isinstance(top, BaseException):
+                    results[i] = top
+                elif tokens[letter][1] in top:  # both tokens' figures listed: their sum
+                    results[i][letter] = prompt.top[first[0]] + top[tokens[letter][1]]
+                else:
+                    asked.append((i, letter, (prompt, tokens[letter])))
+        for (i, letter, _), figure in zip(asked, self._score_appended([item for _, _, item in asked])):
+            if isinstance(results[i], dict):
+                results[i] = figure if isinstance(figure, BaseException) else {**results[i], letter: figure}
+        return results
+
+    def continuation_logprobs_batch(
+        self, batch: Sequence[Sequence[Any]], continuations_per_row: Sequence[Sequence[str]],
+        dataset: str | None = None,
+    ) -> list[list[tuple[float, int]] | BaseException]:
+        """Continuation mode: (summed log-probability, token count) of each continuation after the prompt, all the
+        batch's continuations in one token-prompt pass (vlm.local.vllm_likelihood)."""
+        if len(continuations_per_row) != len(batch):
+            raise ValueError(f"{len(batch)} messages but {len(continuations_per_row)} lists of continuations")
+        prompts = self._likelihood_prompts(batch, dataset)
+        tokenizer = self.llm.get_tokenizer()
+        results: list[Any] = [None] * len(batch)
+        asked: list[tuple[int, tuple[vllm_likelihood.Prompt, list[int]]]] = []
+        for i, (prompt, continuations) in enumerate(zip(prompts, continuations_per_row)):
+            if isinstance(prompt, BaseException):
+                results[i] = prompt
+                continue
+            try:
+                ids = vllm_likelihood.answer_ids(tokenizer, prompt, continuations)
+            except Exception as exc:  # a bad row fails alone
+                results[i] = exc
+                continue
+            results[i] = []
+            asked += [(i, (prompt, one)) for one in ids]
+        for (i, (_, ids)), figure in zip(asked, self._score_appended([item for _, item in asked])):
+            if isinstance(results[i], list):
+                results[i] = figure if isinstance(figure, BaseException) else [*results[i], (figure, len(ids))]
+        return results
+
+    def _likelihood_prompts(self, batch: Sequence[Sequence[Any]], dataset: str | None
+                            ) -> list[vllm_likelihood.Prompt | BaseException]:
+        """The prompt pass (vlm.local.vllm_likelihood.prompt_pass) of every message that converts; a message that
+        does not, or a call vLLM refuses as a whole, fails its rows."""
+        if self.llm is None:
+            raise RuntimeError(f"{self.model_path}: this model was closed; build it again to score")
+        vllm = _import_vllm()
+        sampling = vllm.SamplingParams(max_tokens=1, temperature=0.0, logprobs=vllm_likelihood.TOP_LOGPROBS)
+        results: list[Any] = [None] * len(batch)
+        ready: list[tuple[int, list[dict[str, Any]]]] = []
+        for i, msgs in enumerate(batch):
+            try:
+                ready.append((i, self._messages(msgs)))
+            except Exception as exc:  # a bad sample fails alone
+                results[i] = exc
+        if ready:
+            kwargs = self.image_kwargs(dataset)
+
+            def run(chunk: list[list[dict[str, Any]]]) -> list[vllm_likelihood.Prompt]:
+                return vllm_likelihood.prompt_pass(self.llm, sampling, chunk, kwargs, template_flags(chunk))
+
+            for (i, _), prompt in zip(ready, batch_or_each([m for _, m in ready], run)):
+                results[i] = prompt
+        return results
+
+    def _score_appended(self, items: list[tuple[vllm_likelihood.Prompt, list[int]]]) -> list[float | BaseException]:
+        sampling = _import_vllm().SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=1)
+        return self._token_pass(vllm_likelihood.score_appended, sampling, items)
+
+    def _step_pass(self, items: list[tuple[vllm_likelihood.Prompt, list[int]]]) -> list[Any]:
+        sampling = _import_vllm().SamplingParams(max_tokens=1, temperature=0.0,
+                                                 logprobs=vllm_likelihood.TOP_LOGPROBS)
+        return self._token_pass(vllm_likelihood.step_pass, sampling, items)
+
+    def _token_pass(self, run: Any, sampling: Any, items: list[tuple[vllm_likelihood.Prompt, list[int]]]) -> list[Any]:
+        """run(engine, sampling, items, image token) on token prompts; when vLLM refuses the call as a whole, the
+        items one by one, so that only the bad rows fail."""
+        if not items:
+            return []
+        config = self.llm.llm_engine.model_config.hf_config
+        image_token = getattr(config, "image_token_index", None)
+        image_token = image_token if image_token is not None else getattr(config, "image_token_id", None)
+        try:
+            return run(self.llm, sampling, items, image_token)
+        except Exception as exc:
+            if len(items) == 1:
+                return [exc]
+            return [one for item in items for one in self._token_pass(run, sampling, [item])]
 
     # ---------------------------------------------------------------------------------------------- records
 

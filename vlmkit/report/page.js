@@ -333,6 +333,18 @@
     return items.length ? h("dl", { class: "kv" }, items) : null;
   }
 
+  // --mcq-mode logits|continuation: each option's share among the options (exp(logprob) renormalised over those with
+  // a figure), the chosen option and the target marked (s.l: vlmkit/report/option_bars.py)
+  function optionBars(s) {
+    if (!s.l || !s.l.b || !s.l.b.length) return null;
+    const fig = (v) => (v === null || v === undefined ? null : Number(v).toFixed(3));
+    const rows = s.l.b.map(([opt, lp, share, chosen, target, norm]) => h("div", { class: "obar" + (chosen ? " chosen" : "") + (target ? " target" : ""), data: { option: opt } },
+      h("span", { class: "olabel", text: opt, title: (chosen ? "chosen" : "") + (chosen && target ? ", " : "") + (target ? "target" : "") }),
+      h("span", { class: "otrack" }, share === null ? null : h("i", { style: "width:" + (share * 100).toFixed(1) + "%" })),
+      h("span", { class: "ofig", text: lp === null ? "not in the top list" : "log p " + fig(lp) + (share === null ? "" : " \u00b7 " + (share * 100).toFixed(1) + "%") + (norm === null ? "" : " \u00b7 /char " + fig(norm)) })));
+    return h("div", { class: "option-bars" }, h("div", { class: "otitle", text: "likelihood: " + s.l.m + (s.l.src ? " (" + s.l.src + ")" : "") + "; bar = share among the options" }), rows);
+  }
+
   function card(s) {
     return h("div", { class: "card " + s.v, data: { verdict: s.v, index: s.i } },
       h("div", { class: "head" }, h("span", { class: "idx", text: "#" + s.i }), h("span", { class: "badge " + s.v, text: s.v }), s.c ? h("span", { class: "tag", text: s.c }) : null),
@@ -340,6 +352,7 @@
       s.e ? textBlock("error", s.e, "error-text") : textBlock("reply", s.p, "reply"),
       s.r ? h("details", {}, h("summary", { text: "reasoning (" + ((s.k && s.k.r) || s.r.length).toLocaleString("en-US") + " chars" + (s.k && s.k.r ? ", cut" : "") + ")" }), h("div", { class: "text", text: s.r })) : null,
       readAs(s),
+      optionBars(s),
       s.j ? h("details", { open: true }, h("summary", { text: "judge's analysis" }), h("div", { class: "text", text: s.j })) : null);
   }
 

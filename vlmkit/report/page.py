@@ -94,6 +94,7 @@ def sample_entry(sample: Sample, thumbs: Thumbnails, *, text_budget: int = SAMPL
         "e": sample.error,
         "j": sample.judge,
         "o": _click_entry(sample),
+        "l": sample.bars.entry() if sample.bars is not None else None,  # --mcq-mode: option bars (report.option_bars)
     }
     texts, whole = cut_texts({k: entry[k] for k in _CUTTABLE}, text_budget, path=str(source), index=sample.index)
     entry.update(texts)

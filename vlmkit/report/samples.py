@@ -18,6 +18,10 @@ GUI grounding (vlmkit.scoring.benchmarks.gui_grounding) adds the click it read t
 screenshot's width and height; null where no point was read) and the target `box` ([x0, y0, x1, y1], 0-1); a Sample
 keeps them as `click` (the page draws them over the screenshot's thumbnail). Values that are not finite numbers, or a
 box that is not four of them, are left out.
+
+A row answered by likelihood (`--mcq-mode logits|continuation`: `extra.likelihood`) keeps its options' figures as
+`bars` (vlmkit.report.option_bars: each option's log-probability and its share among the options, the chosen one and
+the target marked), which the sample card draws as bars.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 
 from vlmkit.core.cells import index_key
 from vlmkit.outputs.schema import PredictionRecord, UnreadableFile, read_predictions
+from vlmkit.report.option_bars import OptionBars, read_bars
 from vlmkit.report.runs import ReportInputError
 
 VERDICTS = ("hit", "miss", "partial", "unread", "error", "unscored")
@@ -88,6 +93,7 @@ class Sample:
     prompt: list[dict[str, Any]] = field(default_factory=list)  # turns: {role, content: [{type, value}]}
     metadata: dict[str, Any] = field(default_factory=dict)
     click: Click | None = None  # GUI grounding: the point read and the target box, fractions of the screenshot
+    bars: OptionBars | None = None  # --mcq-mode logits|continuation: each option's figure (vlmkit.report.option_bars)
 
     @property
     def key(self) -> str:
@@ -202,6 +208,7 @@ def to_sample(record: dict[str, Any], primary: str | None = None) -> Sample:
         prompt=[t for t in prompt if isinstance(t, dict)] if isinstance(prompt, list) else [],
         metadata=metadata,
         click=read_click(record),
+        bars=read_bars(record),
     )
 
 

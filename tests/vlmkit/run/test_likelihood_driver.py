@@ -71,7 +71,12 @@ def test_refusals_name_the_dataset_or_the_model() -> None:
     assert likelihood.refusal("generate", dataset="x", kind="vqa") is None
     assert "x is a vqa dataset" in likelihood.refusal("logits", dataset="x", kind="vqa")
     assert likelihood.refusal("logits", dataset="x", kind="yorn") is None
-    assert "not available yet" in likelihood.refusal("logits", model="gpt", served=True)
+    assert likelihood.refusal("logits", model="gpt", served=True) is None  # top_logprobs (vlm.api.letter_logprobs)
+    assert "no log-probabilities of the prompt" in likelihood.refusal("continuation", model="gpt", served=True)
+    assert "no log-probabilities of the prompt" in likelihood.refusal("ppl", model="gpt", served=True)
+    assert "x is a mcq dataset; perplexity takes QA or caption" in likelihood.refusal("ppl", dataset="x", kind="mcq")
+    assert likelihood.refusal("ppl", dataset="x", kind="caption") is None
+    assert "x is a qa dataset" in likelihood.refusal("logits", dataset="x", kind="qa")
     assert "has no continuation_logprobs_batch" in likelihood.refusal("continuation", model="m", model_class=object)
     assert likelihood.refusal("continuation", model="m", model_class=_Scorer) is None
     with pytest.raises(ConfigError, match="--mcq-mode"):
