@@ -2,7 +2,8 @@
 and a per-module table.
 
     nice -n 19 python tools/mutation_test.py [--only resume secrets ...] [--list] [--survivors] [--keep DIR]
-                                             [--minutes N] [--recheck DIR]
+                                             [--minutes N] [--recheck DIR [--retry-timeouts]]
+                                             [--timeout-constant S]
 
 For each module in `MODULES` the script copies the tracked tree (`git ls-files`, plus untracked files git does
 not ignore) into a fresh temporary folder, writes mutmut's configuration into that copy's pyproject.toml (the
@@ -14,9 +15,12 @@ surviving mutant's diff (`mutmut show`), to kill it with a test or list it as eq
 by hand and copy the table into the README. `--minutes N` bounds each module's run: mutmut is stopped after N
 minutes and the mutants it had not tried yet are counted as "not tried" (the share killed is then over the
 mutants tried). `--recheck DIR` takes the copies an earlier `--keep DIR` run left, brings the checkout's current
-tests into them and runs again only the mutants that survived there: the row is then the earlier run with the
-survivors tried against the new tests (adding tests cannot revive a killed mutant; the source mutated is the one the
-earlier run copied).
+tests into them and runs again only the mutants that survived there (or that no test reached): the row is then the
+earlier run with those tried against the new tests (adding tests cannot revive a killed mutant; the source mutated
+is the one the earlier run copied; mutmut maps each test to the functions it reaches once per test name, so a test
+changed under its old name keeps its old map: give it a new name, or run afresh). `--timeout-constant S` gives each
+mutant's tests S more seconds before the x10 timeout (see `write_config`); with `--recheck`, `--retry-timeouts`
+tries the mutants that timed out again.
 
 A module entry may name functions (mutmut's mangled names, `x_func` or `xǁClassǁmethod`) to mutate only part of
 a file, e.g. only the retry policy of vlm/api/http.py.
@@ -64,6 +68,7 @@ MCQ_TESTS: tuple[str, ...] = (
     "tests/datasets_tsv/kinds/test_prompted_mcq.py",
     "tests/vlmkit/scoring/test_choice_reading_mutants.py",
     "tests/vlmkit/scoring/test_mcq_mutants.py",
+    "tests/vlmkit/scoring/test_mcq_figure_mutants.py",
 )
 
 MODULES: tuple[Target, ...] = (
@@ -169,6 +174,52 @@ MODULES: tuple[Target, ...] = (
             "tests/vlmkit/scoring/test_regex_mcq_mutants.py",
         ),
     ),
+    Target(
+        "tsv-read",
+        "datasets_tsv/io/tsv_read.py",
+        (
+            "tests/datasets_tsv/io/test_tsv_reading.py",
+            "tests/datasets_tsv/io/test_tsv_long_fields.py",
+            "tests/datasets_tsv/io/test_tsv_bad_input.py",
+            "tests/datasets_tsv/io/test_tsv_table_rows.py",
+            "tests/datasets_tsv/io/test_tsv_read_mutants.py",
+        ),
+    ),
+    Target(
+        "download",
+        "vlmkit/core/files.py",
+        ("tests/vlmkit/core/test_files.py", "tests/datasets_tsv/io/test_tsv_download.py",
+         "tests/vlmkit/core/test_files_mutants.py"),
+        ("x_md5_of", "xǁHashedBlocksǁ__init__", "xǁHashedBlocksǁ_hash", "xǁHashedBlocksǁ_read",
+         "xǁHashedBlocksǁ__iter__", "xǁHashedBlocksǁhexdigest", "x__fetch", "x_download_verified"),
+        "MD5 and download checks",
+    ),
+    Target(  # not test_perf_hostile.py: its 24 s of real-time waits make every mutant that hangs the parser cost
+        # minutes of timeout; the reader's framing is fed byte by byte in test_wire_mutants.py instead
+        "wire",
+        "vlmkit/perf/wire.py",
+        ("tests/vlmkit/perf/test_perf_wire.py", "tests/vlmkit/perf/test_wire_mutants.py"),
+        ("xǁConnectionǁ_feed", "xǁConnectionǁ_head", "x__chunk_size", "x__content_length", "x_request_bytes"),
+        "response parsing",
+    ),
+    Target(
+        "ccocr",
+        "vlmkit/scoring/benchmarks/ccocr.py",
+        ("tests/vlmkit/scoring/test_ccocr.py", "tests/vlmkit/scoring/test_ccocr_kie.py",
+         "tests/vlmkit/scoring/test_ccocr_parsing.py", "tests/vlmkit/scoring/test_ccocr_mutants.py"),
+    ),
+    Target(
+        "spatial-mcq",
+        "vlmkit/scoring/benchmarks/spatial_mcq.py",
+        ("tests/datasets_tsv/benchmarks/test_spatial_mcq.py", "tests/vlmkit/scoring/test_vlmevalkit_figure_mcq.py",
+         "tests/vlmkit/scoring/test_spatial_mcq_mutants.py"),
+    ),
+    Target(
+        "journal",
+        "vlmkit/run/journal.py",
+        ("tests/vlmkit/run/test_journal.py", "tests/vlmkit/run/test_journal_damage.py",
+         "tests/vlmkit/run/test_journal_mutants.py"),
+    ),
     Target(  # the whole file: over an hour on 2 shared cores
         "images",
         "datasets_tsv/io/images.py",
@@ -212,9 +263,12 @@ def toml_list(items: list[str] | tuple[str, ...]) -> str:
 _CONFIG_HEAD = "\n\n[tool.mutmut]\n"
 
 
-def write_config(copy: Path, target: Target) -> None:
+def write_config(copy: Path, target: Target, timeout_constant: float = 1.0) -> None:
     """mutmut reads [tool.mutmut] from pyproject.toml; only the temporary copy gets it (written again, not added
-    twice, on a recheck)."""
+    twice, on a recheck). A mutant's tests are stopped (a timeout) after (their measured time + timeout_constant) x
+    10 seconds of wall time; tests whose fixtures start and stop servers take longer than their measured time (the
+    fixtures' teardown is not in it), and on a loaded machine mutmut's default constant (1 s) times out mutants that
+    change nothing."""
     packages = ["datasets_tsv", "vlm", "vlmkit"]
     tests = [t for t in target.tests if (copy / t.split("::")[0]).exists()]
     missing = sorted(set(target.tests) - set(tests))
@@ -232,6 +286,7 @@ def write_config(copy: Path, target: Target) -> None:
         f"pytest_add_cli_args_test_selection = {toml_list(tests)}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-x", "-q"]\n'
         "timeout_multiplier = 10.0\n"
+        f"timeout_constant = {timeout_constant}\n"
     )
     pyproject = copy / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8").split(_CONFIG_HEAD)[0]
@@ -293,13 +348,14 @@ def run_bounded(cmd: list[str], *, cwd: Path, env: dict[str, str], log_path: Pat
 
 
 def run_target(
-    target: Target, *, show_survivors: bool, keep: Path | None, minutes: float | None = None
+    target: Target, *, show_survivors: bool, keep: Path | None, minutes: float | None = None,
+    timeout_constant: float = 1.0,
 ) -> tuple[Counter[str], list[str]]:
     base = Path(tempfile.mkdtemp(prefix="vlmkit-mutation-"))
     copy = base / "tree"
     try:
         copy_tree(REPO, copy)
-        write_config(copy, target)
+        write_config(copy, target, timeout_constant)
         env = dict(os.environ)
         env.pop("PYTEST_ADDOPTS", None)
         cmd = [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *mutant_globs(target)]
@@ -329,10 +385,11 @@ def run_target(
 
 
 def recheck_target(
-    target: Target, kept: Path, *, show_survivors: bool, minutes: float | None = None
+    target: Target, kept: Path, *, show_survivors: bool, minutes: float | None = None,
+    timeout_constant: float = 1.0, retry_timeouts: bool = False,
 ) -> tuple[Counter[str], list[str]]:
-    """Run again, in the copy an earlier `--keep` run left under `kept`, the mutants that survived there, with the
-    checkout's current test files brought in."""
+    """Run again, in the copy an earlier `--keep` run left under `kept`, the mutants that survived there (or that no
+    selected test reached), with the checkout's current test files brought in."""
     base = kept / target.key
     copy = base / "tree"
     if not (copy / "mutants").is_dir():
@@ -341,9 +398,12 @@ def recheck_target(
         if name.startswith("tests/"):
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, copy / name)
-    write_config(copy, target)
+    write_config(copy, target, timeout_constant)
     codes = read_results(copy, target)
-    survivors = [name for name, code in codes.items() if classify(code) == "survived"]
+    # the survivors, and the mutants no selected test reached then (a new test may reach them now: mutmut collects
+    # which tests reach which function again for tests it has not seen)
+    again_kinds = ("survived", "no tests", *(("timeout",) if retry_timeouts else ()))
+    survivors = [name for name, code in codes.items() if classify(code) in again_kinds]
     env = dict(os.environ)
     env.pop("PYTEST_ADDOPTS", None)
     if survivors:
@@ -382,6 +442,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, help="stop each module's run after this many minutes")
     parser.add_argument("--recheck", type=Path, metavar="DIR",
                         help="rerun only the survivors of an earlier --keep DIR run, with the current tests")
+    parser.add_argument("--timeout-constant", type=float, default=1.0, metavar="S",
+                        help="seconds added to a mutant's measured test time before mutmut's x10 timeout "
+                             "(default 1, mutmut's; more for tests whose fixtures start servers)")
+    parser.add_argument("--retry-timeouts", action="store_true",
+                        help="with --recheck: also rerun the mutants that timed out there")
     args = parser.parse_args(argv)
 
     targets = list(MODULES)
@@ -406,11 +471,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.recheck is not None:
                 counts, survivors = recheck_target(
-                    target, args.recheck, show_survivors=args.survivors, minutes=args.minutes
+                    target, args.recheck, show_survivors=args.survivors, minutes=args.minutes,
+                    timeout_constant=args.timeout_constant, retry_timeouts=args.retry_timeouts,
                 )
             else:
                 counts, survivors = run_target(
-                    target, show_survivors=args.survivors, keep=args.keep, minutes=args.minutes
+                    target, show_survivors=args.survivors, keep=args.keep, minutes=args.minutes,
+                    timeout_constant=args.timeout_constant,
                 )
         except MutmutFailed as exc:
             print(exc, file=sys.stderr, flush=True)

@@ -104,8 +104,8 @@ def _cells_of(lines: Iterator[bytes], cols: list[int | None]) -> Generator[list[
         end = len(raw)
         while end and raw[end - 1] in (10, 13):  # what rstrip(b"\r\n") leaves
             end -= 1
-        if not end:
-            continue  # a blank line
+        if not end or (raw[0] == 32 and not raw[:end].strip(b" ")):
+            continue  # a blank line (spaces alone too, as pandas reads it)
         starts = [0]
         at = 0
         while len(starts) <= last and (at := find(raw, b"\t", at, end)) >= 0:
@@ -163,7 +163,7 @@ def _header(record: list[bytes], tsv: Path) -> list[str]:
 
 
 def _next_record(lines: Iterator[bytes], raw: bytes) -> list[bytes] | None:
-    if not raw.strip(b"\r\n"):
+    if not raw.strip(b" \r\n"):  # a line of spaces alone is blank, as pandas reads it
         return None
     if b'"' not in raw:
         return raw.rstrip(b"\r\n").split(b"\t")

@@ -187,7 +187,7 @@ def figure_rows(
         rows.judged += 1
         if verdict.method == "judge":
             readings[i] = verdict.value if verdict.value is not None else NO_OPTION
-            hits[i] = verdict.value is not None and verdict.value == gts[i]
+            hits[i] = readings[i] == gts[i]  # the judge's `Z` is a hit where the answer cell is `Z`, as in VLMEvalKit
         elif verdict.method == "judge_unread":
             rows.judge_unread += 1
         else:
