@@ -10,8 +10,8 @@ does not stream), pinned to one core; each client pinned to the other:
    dir: the whole command (dataset load, inference with each answer journalled as it arrives, scoring, results
    files). The progress bar is drawn only on a terminal; here it is off, as in a script.
 2. the run loop alone: vlmkit.run.inference.run_api, what `vlmkit run` calls to infer (`--nproc` requests at once,
-   each answer's record appended to the journal as it arrives, one write per record; the progress bar drawn to a
-   discarded stream), on the same rows, with the same model class; without the dataset load, the scoring and the
+   each answer's record appended to the journal as it arrives, the records of one turn of the event loop in one
+   write; the progress bar drawn to a discarded stream), on the same rows, with the same model class; without the dataset load, the scoring and the
    result files (xlsx, jsonl, csv, results.json) the whole command adds (its CPU figure counts run_api alone);
 3. the floor: a bare aiohttp loop sending the same N request bodies (built by the same model class before the
    clock starts) with the same concurrency, reading and JSON-parsing each answer, nothing else.

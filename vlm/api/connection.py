@@ -47,6 +47,7 @@ from typing import Any
 import aiohttp
 import requests.utils
 
+_DECODER = _json.JSONDecoder()  # what json.loads uses for a call without options
 MAX_BODY_BYTES = 256 * 1024 * 1024  # an answer larger than this is refused (a chat completion is far smaller)
 _STALE_TRIES = 3  # pooled connections found holding unasked bytes before a call gives up
 _SHUTDOWN_S = 10.0  # the most close() waits for the loop to wind down
@@ -92,7 +93,12 @@ class Reply:
             return self.content.decode("utf-8", "replace")
 
     def json(self) -> Any:
-        return _json.loads(self.content)  # ValueError (JSONDecodeError, UnicodeDecodeError) when it is not JSON
+        """The body as JSON; ValueError (JSONDecodeError, UnicodeDecodeError) when it is not JSON. A body that opens
+        with `{` then a byte other than NUL is UTF-8 to json.loads's encoding detection: decoded here directly."""
+        content = self.content
+        if content[:1] == b"{" and content[1:2] != b"\x00":
+            return _DECODER.decode(content.decode("utf-8", "surrogatepass"))
+        return _json.loads(content)
 
 
 def _charset(content_type: str) -> str | None:
@@ -332,23 +338,56 @@ def _finished(call: _Call, task: asyncio.Task) -> None:
 
 async def _exchange(session: aiohttp.ClientSession, method: str, url: str, body: bytes | None,
                     headers: Mapping[str, str], timeout: float, proxy: str | None) -> Reply:
+    deadline = _Deadline(timeout) if timeout != _INF else None
     try:
-        async with session.request(
-            method, url, data=body, headers=headers, proxy=proxy, allow_redirects=False, timeout=_total(timeout),
-        ) as resp:
+        async with session.request(method, url, data=body, headers=headers, proxy=proxy, allow_redirects=False) as resp:
             return Reply(resp.status, resp.headers, await _body(resp))
+    except asyncio.CancelledError:
+        if deadline is None or not deadline.expired:
+            raise  # cancelled by its owner (close(), Ctrl-C): not a timeout
+        deadline.uncancel()
+        raise Timeout(f"no complete answer within {timeout:g} s") from None
     except asyncio.TimeoutError:  # before OSError: from Python 3.11 on it is the built-in TimeoutError
         raise Timeout(f"no complete answer within {timeout:g} s") from None
     except aiohttp.ClientError as exc:
         raise ConnectionFailed(failure_reason(exc)) from None
     except OSError as exc:
         raise ConnectionFailed(failure_reason(exc)) from None
+    finally:
+        if deadline is not None:
+            deadline.handle.cancel()
 
 
-@functools.lru_cache(maxsize=16)
-def _total(timeout: float) -> aiohttp.ClientTimeout:
-    """aiohttp's total timeout: one deadline for the connection, the head and every read of the body."""
-    return aiohttp.ClientTimeout(total=None if timeout == float("inf") else timeout)
+_INF = float("inf")
+
+
+class _Deadline:
+    """The deadline of one exchange (connecting, the head and every byte of the body): at `timeout` seconds the task
+    that runs the exchange is cancelled, and `_exchange` turns that cancellation into `Timeout`.
+
+    One timer a call, on the running loop, and nothing more: aiohttp's own total timeout (`ClientTimeout(total=...)`)
+    adds a timeout context entered around every read of the exchange as well (3% more instructions a call against an
+    instant server, counted with callgrind); the sessions here have no aiohttp timeout at all."""
+
+    __slots__ = ("task", "handle", "expired")
+
+    def __init__(self, timeout: float) -> None:
+        loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task(loop)
+        self.expired = False
+        self.handle = loop.call_at(loop.time() + timeout, self._expire)
+
+    def _expire(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.expired = True
+            self.task.cancel()
+
+    def uncancel(self) -> None:
+        """Take back the cancellation this deadline asked for (Python >= 3.11 counts them), so that the task's owner
+        sees a Timeout, not a cancelled task."""
+        uncancel = getattr(self.task, "uncancel", None)
+        if uncancel is not None:
+            uncancel()
 
 
 async def _body(resp: aiohttp.ClientResponse) -> bytes:

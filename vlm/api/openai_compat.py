@@ -69,6 +69,15 @@ PROBE_TIMEOUT_S = 10.0  # the most a probe waits, whatever the per-call timeout
 _HEAVY_PARTS = frozenset({"video", "audio"})  # decoded or converted to build a request: off the event loop
 
 
+def _has_heavy_parts(turns: list[Turn]) -> bool:
+    """Whether building the request decodes or converts media (video frames, audio): then off the event loop."""
+    for turn in turns:
+        for part in turn["content"]:
+            if part["type"] in _HEAVY_PARTS:
+                return True
+    return False
+
+
 def _model_list(data: Any) -> list[dict[str, Any]] | None:
     """The entries of an OpenAI model list (`{"object": "list", "data": [{"id": ...}, ...]}`); None if it is not one."""
     entries = data.get("data") if isinstance(data, dict) else None
@@ -78,7 +87,7 @@ def _model_list(data: Any) -> list[dict[str, Any]] | None:
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return value if type(value) is int or (isinstance(value, int) and not isinstance(value, bool)) else 0
 
 
 def usage_from(data: dict[str, Any]) -> Usage | None:
@@ -88,11 +97,7 @@ def usage_from(data: dict[str, Any]) -> Usage | None:
         return None
     details = usage.get("completion_tokens_details")
     reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
-    return Usage(
-        input_tokens=_int(usage.get("prompt_tokens")),
-        output_tokens=_int(usage.get("completion_tokens")),
-        reasoning_tokens=_int(reasoning),
-    )
+    return Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")), _int(reasoning))
 
 
 def reasoning_text(data: dict[str, Any]) -> str | None:
@@ -123,7 +128,8 @@ def answer_text(data: dict[str, Any]) -> tuple[str, str | None]:
     if isinstance(content, list):  # some servers answer with content parts
         texts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         content = "".join(texts) if texts else None
-    if (content is None or not content.strip()) and reasoning_text(data) is not None and finish == "length":
+    empty = not isinstance(content, str) or not content.strip()
+    if empty and reasoning_text(data) is not None and finish == "length":
         raise ModelCallError(
             "truncated_reasoning", "the reply ended inside its reasoning (finish_reason='length'), before any "
             "answer: raise --max-tokens (reasoning models need several thousand)"
@@ -135,13 +141,40 @@ def answer_text(data: dict[str, Any]) -> tuple[str, str | None]:
     return content, finish if isinstance(finish, str) else None
 
 
+def _plain_answer(data: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """(content, the first choice) of the common answer, a first choice whose message holds string content and no
+    reasoning field, in one look; None for any other shape (`answer_text` and `reasoning_text` read those). The run
+    loop reads every answer through here: one pass instead of three over the same dicts."""
+    choices = data.get("choices")
+    if type(choices) is not list or not choices:
+        return None
+    first = choices[0]
+    message = first.get("message") if type(first) is dict else None
+    if type(message) is not dict or "reasoning_content" in message or "reasoning" in message:
+        return None
+    content = message.get("content")
+    return (content, first) if type(content) is str else None
+
+
 def _generation(response: Response) -> Generation:
     """The Generation of a decoded answer: its text (stripped), usage, latency, and what else the server said."""
     data = response.data
+    plain = _plain_answer(data)
+    if plain is not None:  # no reasoning: what answer_text and reasoning_text give, read once
+        text, first = plain
+        extra: dict[str, Any] = {"response_model": data.get("model"), "attempts": response.attempts}
+        finish = first.get("finish_reason")
+        if type(finish) is str:
+            extra["finish_reason"] = finish
+        if first.get("logprobs") is not None:
+            extra["logprobs"] = first["logprobs"]  # asked for (vlm.api.letter_logprobs): kept as the server gave it
+        return Generation(text=text.strip(), usage=usage_from(data), latency_ms=response.latency_ms, extra=extra)
     text, finish = answer_text(data)
-    extra: dict[str, Any] = {"response_model": data.get("model"), "attempts": response.attempts}
+    extra = {"response_model": data.get("model"), "attempts": response.attempts}
     if finish is not None:
         extra["finish_reason"] = finish
+    if data["choices"][0].get("logprobs") is not None:  # answer_text found a first choice that is a dict
+        extra["logprobs"] = data["choices"][0]["logprobs"]
     reasoning = reasoning_text(data)
     if reasoning is not None:
         extra["reasoning_content"] = reasoning.strip()  # moved to the record's `reasoning` (vlmkit.run.inference)
@@ -275,20 +308,21 @@ class OpenAICompatModel(BaseModel):
         """As `generate_full`, awaited on the running event loop. A request with video or audio is built in a worker
         thread (frames are decoded, audio converted), any other inline."""
         turns = self.prepare(msgs)
-        if any(p["type"] in _HEAVY_PARTS for turn in turns for p in turn["content"]):
+        if _has_heavy_parts(turns):
             body = await asyncio.to_thread(self._body, turns, params)
         else:
             body = self._body(turns, params)
-        epoch = self._client.epoch
+        client = self._client
+        epoch = client.epoch
         response = await apost_json(
-            self._client,
+            client,
             self._servers,
             encode_body(body),
             headers=self.__headers,
             timeout=self.timeout,
             policy=self._policy,
             secrets=self.__secrets,
-            abandoned=lambda: self._client.epoch != epoch,
+            abandoned=lambda: client.epoch != epoch,
         )
         return _generation(response)
 

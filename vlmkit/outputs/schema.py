@@ -73,6 +73,42 @@ class IntervalBlock(TypedDict, total=False):
     seed: int
 
 
+class TruncationBlock(TypedDict, total=False):
+    """`scoring.truncation`: replies cut by the token budget (vlmkit.run.truncation; docs/error_bars.md)."""
+
+    count: int
+    share: float  # of the replies
+    replies: int
+    score_finished: float | None  # mean per-row outcome of the replies that finished
+    score_truncated: float | None  # ... and of those that were cut
+    measure: str
+
+
+class RetryTruncatedBlock(TypedDict, total=False):
+    """`scoring.retry_truncated` (`--retry-truncated N`): the cut rows asked again; the headline is `after`."""
+
+    max_tokens: int
+    cut_before: int
+    retried: int
+    before: dict[str, Any]  # {value, truncation}
+    after: dict[str, Any]
+
+
+class RepeatsBlock(TypedDict, total=False):
+    """`scoring.repeats` (`--repeats N`, vlmkit.run.repeats): each attempt's headline and the figures over them."""
+
+    n: int
+    seeds: list[int]
+    metric: str | None
+    per_attempt: list[dict[str, Any]]  # {attempt, seed, answered, value}
+    scored_attempts: int
+    mean: float | None  # mean@N
+    std: float | None  # sample SD (n-1) of the attempts' headlines
+    pass_at_k: dict[str, float] | None  # "1".."N"; null for graded scorers
+    pass_at_k_unit: str | None
+    majority: dict[str, Any] | None  # {value, vote_on}
+
+
 class Scoring(TypedDict, total=False):
     """The scorer's block (vlmkit.scoring.result.EvalResult.to_dict)."""
 
@@ -86,6 +122,9 @@ class Scoring(TypedDict, total=False):
     notes: list[str]
     vlmevalkit: VlmevalkitBlock | None  # the figure VLMEvalKit would print (vlmkit.scoring.vlmevalkit_figure)
     interval: IntervalBlock | None  # the headline's 95% interval (docs/error_bars.md)
+    truncation: TruncationBlock  # replies cut by the token budget (absent in files written before)
+    retry_truncated: RetryTruncatedBlock  # --retry-truncated only
+    repeats: RepeatsBlock  # --repeats N > 1 only
 
 
 class Counts(TypedDict, total=False):
@@ -219,6 +258,7 @@ class PredictionRecord(TypedDict, total=False):
     reasoning: str | None
     usage: dict[str, Any] | None
     latency_ms: float | None
+    finish_reason: str | None  # the server's (`length`: cut by the token budget); absent on error records
     extra: dict[str, Any] | None
     params: dict[str, Any] | None
     metadata: dict[str, Any]

@@ -2,14 +2,19 @@
 
 API models run `nproc` requests at once (coroutines on one event loop thread for a model with `open_async()`, daemon
 worker threads otherwise); local models run batches through `generate_batch`. Either way a record reaches the journal
-(append + flush) the moment its answer exists, and a failure is stored as a typed error record, never as a
-prediction. Each record carries its request's identity
-(vlmkit.run.resume.request_fields: the prompt as stored and its digests), which a rerun compares.
+as its answer arrives, and a failure is stored as a typed error record, never as a prediction. On the event loop the
+records of the answers that arrive in one turn of the loop are written together, in one write() at the end of that
+turn: each is on disk before its worker's next answer can arrive and before the run is reported finished, stopped or
+interrupted, so a killed run loses at most the answers of that one turn (at most `nproc`, as in flight). Each record
+carries its request's identity (vlmkit.run.resume.request_fields: the prompt as stored and its digests), which a rerun
+compares, and, for an answer, the server's `finish_reason` (None when it gives none; "length": cut by the token
+budget).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -57,6 +62,7 @@ def _record(task: Task, result: Generation | BaseException, elapsed_ms: float | 
         record["error"] = _truncated_error(extra.get("finish_reason")) if truncated else None
         record["usage"] = result.usage.to_dict() if result.usage else None
         record["latency_ms"] = _ms(result.latency_ms if result.latency_ms is not None else elapsed_ms)
+        record["finish_reason"] = extra.get("finish_reason")  # "length": cut by the token budget (issue 27)
         if thinking is not None:
             record["reasoning"] = thinking
         if extra:
@@ -118,6 +124,10 @@ def run_api(
         finally:
             with state.lock:  # an append under way completes; no answer is journalled after this
                 state.stopping = state.closed = True
+                try:
+                    state.flush_now()  # every answer that arrived is written before this returns or raises
+                except Exception as exc:  # a full disk: the run's error, unless it has one already
+                    state.failure = state.failure or exc
     if state.failure is not None:
         raise state.failure
     if state.stop is not None:
@@ -130,6 +140,11 @@ class _Outcome:
 
     def __init__(self, tasks: Sequence[Task], journal: Journal, bar: Progress, watch: Watch | None) -> None:
         self.pending = iter(tasks)
+        # set by the event loop path: called (under the lock) after a deferred append, to have the journal flushed
+        # once this turn of the loop is over (`flush_later`)
+        self.flush_soon: Callable[[], None] | None = None
+        self.flush_asked = False
+        self.unshown = self.unshown_errors = 0  # answers (and errors) journalled, not yet counted on the bar
         self.total = len(tasks)
         self.journal, self.bar, self.watch = journal, bar, watch
         self.lock = threading.Lock()
@@ -145,24 +160,55 @@ class _Outcome:
             return None if self.stopping else next(self.pending, None)
 
     def journal_one(self, task: Task, result: Generation | BaseException, elapsed: float) -> Task | None:
-        """Journal one answer (under the lock); the worker's next task, or None when it should leave."""
+        """Journal one answer (under the lock); the worker's next task, or None when it should leave.
+
+        On the event loop path the record's line is written with the others that arrive in the same turn of the loop
+        (one write() for them all, `flush_later`); it is on disk before that worker's next answer can arrive, and
+        before the run is reported finished or stopped (`flush_now`)."""
         record = _record(task, result, elapsed)
         with self.lock:
             if self.closed:
                 return None  # arrived after the waiting thread left (Ctrl-C, a stop, a failure): abandoned
-            self.journal.append(record)
+            soon = self.flush_soon
+            self.journal.append(record, defer=soon is not None)
+            if soon is not None and not self.flush_asked:
+                self.flush_asked = True
+                soon()
             failed = isinstance(result, BaseException)
             self.errors += failed
             self.received += 1
-            self.bar.update(1, errors=failed)
+            if soon is None:
+                self.bar.update(1, errors=failed)
+            else:  # shown with the flush that writes it: one bar update a turn of the loop, not one an answer
+                self.unshown += 1
+                self.unshown_errors += failed
             if self.stopping:
                 return None  # an answer that was in flight when the run stopped: kept, nothing more asked
             message = self.watch(record) if self.watch is not None else None
             if message is not None or self.received == self.total:
+                self.flush_now()
                 self.stop, self.stopping = message, True
                 self.finished.set()
                 return None
             return next(self.pending, None)
+
+    def flush_now(self) -> None:
+        """Write the deferred records now, and count them on the progress bar (under the lock)."""
+        self.flush_asked = False
+        self.journal.flush()
+        if self.unshown:
+            self.bar.update(self.unshown, errors=self.unshown_errors)
+            self.unshown = self.unshown_errors = 0
+
+    def flush_later(self) -> None:
+        """The event loop's callback after a turn in which records were appended: write them in one go. A journal that
+        cannot be written stops the run on its error, as an append that fails does."""
+        try:
+            with self.lock:
+                if not self.closed:
+                    self.flush_now()
+        except Exception as exc:
+            self.fail(exc)
 
     def fail(self, exc: BaseException) -> None:
         """A journal that cannot be written, a watch that fails: the run stops on it."""
@@ -194,6 +240,8 @@ def _drive_async(open_async: Callable[[], Any], state: _Outcome, dataset: str | 
     cost more than the run loop's own work (tools/bench_run_loop.py)."""
 
     async def drive() -> None:
+        loop = asyncio.get_running_loop()
+        state.flush_soon = functools.partial(loop.call_soon, state.flush_later)
         async with open_async() as call:
 
             async def worker() -> None:

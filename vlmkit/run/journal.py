@@ -1,9 +1,13 @@
-"""The prediction journal: one JSON line per sample, appended and flushed as each answer arrives.
+"""The prediction journal: one JSON line per sample, appended as each answer arrives (`append`; the run loop's
+answers that arrive together are written by one `flush()`, `append(defer=True)`). Nothing is buffered in the process
+beyond that: each write() goes straight to the file (O_APPEND), and a record is held as journalled only once its
+whole line is there.
 
-A killed run loses at most the line being written; a rerun reads the journal back and asks the model only for
-samples that have no successful record. The first line is a header holding the run's fingerprint (see
-`vlmkit.run.resume`: what the answers depend on): a journal written under other settings is not silently mixed with
-new answers. Every line passes through `vlmkit.core.secrets.scrub` with the run's keys before it is written.
+A killed run loses at most the lines being written (one record's, or the few deferred ones of one flush); a rerun
+reads the journal back and asks the model only for samples that have no successful record. The first line is a
+header holding the run's fingerprint (see `vlmkit.run.resume`: what the answers depend on): a journal written under
+other settings is not silently mixed with new answers. Every line passes through `vlmkit.core.secrets.scrub` with
+the run's keys before it is written.
 
 A damaged journal costs no more than its damaged lines: the file is read as bytes, and a line that is not UTF-8 JSON
 (NUL bytes after a power loss, a line cut inside a character by a short write) is skipped, counted and named in one
@@ -193,6 +197,8 @@ class Journal:
         self._lock_fd: int | None = None  # the flock'ed lock file while this object holds the pair
         self._lock_by_open = False  # open() took the lock (close() gives it back); lock() holds it until unlock()
         self._reported: tuple[int, ...] | None = None  # the skipped lines last warned about (one warning per damage)
+        self._pending: list[tuple[str, bytes, bool]] = []  # deferred records: (key, line, is an error), not yet written
+        self._pending_answered: set[str] = set()  # keys of the deferred records that are answers
 
     # Reading -----------------------------------------------------------------------------------------------
     def _first_line(self) -> bytes | None:
@@ -333,37 +339,94 @@ class Journal:
             if handle.read(1) != b"\n":
                 handle.write(b"\n")
 
-    def append(self, record: dict[str, Any]) -> bool:
-        """Journal record; False (nothing written) when its index already has an answer journalled since open()."""
+    def append(self, record: dict[str, Any], *, defer: bool = False) -> bool:
+        """Journal record; False (nothing written) when its index already has an answer journalled since open().
+
+        defer: the line is encoded now and written by the next `flush()` (or the next append that is not deferred),
+        together with the other lines deferred until then: one write() for the answers that arrive together (the run
+        loop flushes once per turn of its event loop, and before it reports any answer as the last)."""
         if self._fd is None:
             raise RuntimeError("journal is not open")
         key = index_key(record["index"])
-        offset = self._records.offset(key)
-        if offset is not None and offset >= self._opened_at and not self._records.failed(key):
+        if self._answered_since_open(key):
             log.warning("%s: index %s was answered already in this run; its second record is not journalled",
                         self.path, record["index"])
             return False
-        offset = self._write(record)
-        self._records.note(key, offset, record.get("error") is not None)
+        failed = record.get("error") is not None
+        line = self._encode(record)
+        self._pending.append((key, line, failed))
+        if not failed:
+            self._pending_answered.add(key)
+        if not defer:
+            self.flush()
         return True
 
-    def _write(self, obj: dict[str, Any]) -> int:
-        """Append obj as one line; returns the offset where the line starts."""
-        assert self._fd is not None
-        line = scrub(_LINE.encode(obj), self._secrets)
-        data = (line + "\n").encode("utf-8")
+    def _answered_since_open(self, key: str) -> bool:
+        if key in self._pending_answered:
+            return True
+        offset = self._records.offset(key)
+        return offset is not None and offset >= self._opened_at and not self._records.failed(key)
+
+    @property
+    def pending(self) -> int:
+        """Records appended with `defer` and not yet written."""
+        return len(self._pending)
+
+    def flush(self) -> None:
+        """Write the deferred records, in the order appended, in one write() (finished here after a short write).
+        Each record is held as journalled once its whole line is on disk; an OSError (a full disk) leaves the lines
+        not written out of the journal, as a failed append always has."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        self._pending_answered.clear()
         start = self._size
+        try:
+            self._write_bytes(pending[0][1] if len(pending) == 1 else b"".join(line for _, line, _ in pending))
+        finally:
+            offset = start
+            for key, line, failed in pending:
+                end = offset + len(line)
+                if end > self._size:  # not (wholly) on disk
+                    break
+                self._records.note(key, offset, failed)
+                offset = end
+
+    def _encode(self, obj: dict[str, Any]) -> bytes:
+        """obj as one journal line (UTF-8, newline-terminated), every secret scrubbed."""
+        line = _LINE.encode(obj)
+        if self._secrets:
+            line = scrub(line, self._secrets)
+        return (line + "\n").encode("utf-8")
+
+    def _write(self, obj: dict[str, Any]) -> int:
+        """Append obj as one line now; returns the offset where the line starts."""
+        self.flush()
+        start = self._size
+        self._write_bytes(self._encode(obj))
+        return start
+
+    def _write_bytes(self, data: bytes) -> None:
+        assert self._fd is not None
         while data:  # a regular file takes it in one call; a short write is finished here, a full disk raises
             written = os.write(self._fd, data)
             if written <= 0:
                 raise OSError(f"{self.path}: the journal took no bytes")
             data = data[written:]
             self._size += written
-        return start
 
     def close(self) -> None:
         if self._fd is not None:
-            os.close(self._fd)
+            deferred = len(self._pending)
+            try:
+                self.flush()
+            except OSError as exc:  # said, not raised: close() runs in `finally` blocks, after the run's own error
+                log.warning("%s: up to %d record(s) could not be written (%s); those rows are asked again on the next "
+                            "run", self.path, deferred, exc)
+            finally:
+                self._pending.clear()
+                self._pending_answered.clear()
+                os.close(self._fd)
             self._fd = None
         if self._lock_by_open:
             self.unlock()

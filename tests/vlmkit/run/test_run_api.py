@@ -65,3 +65,60 @@ def test_an_early_stop_asks_at_most_nproc_minus_one_beyond_the_deciding_record(t
         assert 3 <= len(server.requests) <= 3 + 3
     journalled = journal.path.read_text().splitlines()[1:]
     assert 3 <= len(journalled) <= 3 + 3 and all(json.loads(line)["error"]["status"] == 404 for line in journalled)
+
+
+def test_each_record_carries_the_servers_finish_reason(tmp_path: Path):
+    """finish_reason as the server gave it ("length": cut by the token budget), None when it gives none; an error
+    record has none (issue 27 counts truncated answers from it)."""
+    def answer(request) -> Reply:
+        row = int(request.body["messages"][-1]["content"].split()[-1])
+        body = chat_reply(f"answer {row}").body
+        if row % 4 == 0:
+            return Reply(500, {"error": {"message": "busy"}})
+        if row % 4 == 1:
+            body["choices"][0]["finish_reason"] = "length"
+        elif row % 4 == 2:
+            del body["choices"][0]["finish_reason"]
+        return Reply(200, body)
+
+    with FaultServer(answer) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=0)
+        with Journal(tmp_path / "journal.jsonl", {"run": 1}) as journal:
+            errors = run_api(model, _tasks(12), journal, dataset="d", nproc=4, desc="t", progress=False)
+        model.close()
+    assert errors == 3
+    records = {r["index"]: r for r in map(json.loads, journal.path.read_text().splitlines()[1:])}
+    expected = {0: "absent", 1: "length", 2: None, 3: "stop"}
+    for index, record in records.items():
+        want = expected[index % 4]
+        if want == "absent":
+            assert record["error"]["status"] == 500 and "finish_reason" not in record
+        else:
+            assert record["error"] is None and record["finish_reason"] == want
+
+
+def test_every_answer_counted_nproc_answers_ago_is_on_disk(tmp_path: Path):
+    """The event loop path writes the answers that arrive together in one go: at most nproc answers (one a worker)
+    wait for that write, so when the watch sees its k-th record, every record it saw before the (k - nproc)-th is in
+    the file already; and every one is when run_api returns."""
+    nproc = 5
+    path = tmp_path / "journal.jsonl"
+    seen: list[int] = []
+    late: list[tuple[int, list[int]]] = []
+
+    def watch(record: dict) -> str | None:
+        seen.append(record["index"])
+        on_disk = {json.loads(line)["index"] for line in path.read_text().splitlines()[1:]}
+        missing = [i for i in seen[: max(0, len(seen) - nproc)] if i not in on_disk]
+        if missing:
+            late.append((len(seen), missing))
+        return None
+
+    with FaultServer(_answer) as server:
+        model = OpenAICompatModel("m", api_base=server.base_url, retries=0)
+        with Journal(path, {"run": 1}) as journal:
+            run_api(model, _tasks(60), journal, dataset="d", nproc=nproc, desc="t", progress=False, watch=watch)
+            on_disk_at_return = [json.loads(line)["index"] for line in path.read_text().splitlines()[1:]]
+        model.close()
+    assert late == []
+    assert sorted(on_disk_at_return) == list(range(60))
