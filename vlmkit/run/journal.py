@@ -293,7 +293,7 @@ class Journal:
         if self._lock_fd is None:
             self.lock()
             self._lock_by_open = True
-        new = not self.path.exists() or self.path.stat().st_size == 0
+        new = self._first_line() is None  # no file, an empty one, or blank lines only: it gets its header
         if not new:
             self._repair_tail()
             self._widen_shard_claim()

@@ -423,3 +423,17 @@ def test_journal_and_lock_files_follow_the_umask(tmp_path: Path):
 def test_no_file_has_no_fingerprint_and_no_shard(tmp_path: Path):
     journal = Journal(tmp_path / "none.jsonl", {})
     assert journal.stored_fingerprint() is None and journal.stored_shard() is None
+
+
+def test_a_journal_of_blank_lines_only_gets_its_header(tmp_path: Path):
+    """A journal holding nothing but blank lines (a crash after the first newline) is a new journal: opening it writes
+    the header, so a rerun can check the settings its answers were asked with."""
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b"\n  \n")
+    journal = Journal(path, {"m": 1})
+    journal.open()
+    journal.append({"index": "1", "prediction": "x", "error": None})
+    journal.close()
+    again = Journal(path, {"m": 1})
+    assert again.stored_fingerprint() == {"m": 1} and not again.header_lost()
+    assert again.load().line("1") is not None
