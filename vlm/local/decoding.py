@@ -207,23 +207,30 @@ def answers(
     whose eos ids and stop strings end the answers; input_tokens: each row's prompt tokens, padding not counted)."""
     eos_ids = _as_id_set(options.get("eos_token_id"))
     stops = list(options.get("stop_strings") or [])
-    return [_answer(tokenizer, row, int(n_in), eos_ids, stops) for n_in, row in zip(input_tokens, rows)]
+    budget = options.get("max_new_tokens")
+    return [_answer(tokenizer, row, int(n_in), eos_ids, stops, budget) for n_in, row in zip(input_tokens, rows)]
 
 
-def _answer(tokenizer: Any, row: list[int], input_tokens: int, eos_ids: set[int], stops: list[str]) -> Generation:
+def _answer(tokenizer: Any, row: list[int], input_tokens: int, eos_ids: set[int], stops: list[str],
+            budget: int | None = None) -> Generation:
     """One row's text and usage: up to the first eos token, and cut before the first stop string (the token
-    that completed it is the last one counted), as OpenAI-compatible servers do; batch padding never counts."""
+    that completed it is the last one counted), as OpenAI-compatible servers do; batch padding never counts.
+    extra `finish_reason`, as a server says it: "length" when the row used the whole budget (max_new_tokens) with no
+    end token and no stop string, else "stop"."""
 
     def decode(ids: list[int]) -> str:
         return tokenizer.decode(ids, skip_special_tokens=True)
 
     ids = row[: _count_new_tokens(row, eos_ids)]
+    ended = len(ids) < len(row) or (bool(ids) and ids[-1] in eos_ids)
     text = decode(ids)
     cut = cut_at_stop(text, stops) if stops else None
     if cut is not None:
         ids = ids[: tokens_through_stop(decode, ids, stops)]
         text = text[:cut]
-    return Generation(text=text.strip(), usage=Usage(input_tokens=input_tokens, output_tokens=len(ids)))
+    finish = "length" if cut is None and not ended and budget is not None and len(row) >= budget else "stop"
+    return Generation(text=text.strip(), usage=Usage(input_tokens=input_tokens, output_tokens=len(ids)),
+                      extra={"finish_reason": finish})
 
 
 def _as_id_set(value: Any) -> set[int]:

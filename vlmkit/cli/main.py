@@ -288,6 +288,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.data_parallel not in (None, 1):  # N children `vlmkit run --shard i/N`, then the merge here
         from vlmkit.run.data_parallel import DataParallel
 
+        if options.repeats > 1 or options.retry_truncated:
+            from vlmkit.core.errors import ConfigError
+
+            raise ConfigError("--repeats and --retry-truncated go with a single process, not --data-parallel")
+
         parallel = DataParallel.launch(args.data_parallel, given, _run_actions(build_parser()), options,
                                        model_options, args.model)
         options.merge = True

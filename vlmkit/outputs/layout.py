@@ -7,6 +7,8 @@
                                         journal.shard<I>of<N>.jsonl    shard I of N (`vlmkit run --shard I/N`)
                                         merge.lock                     held while a shard or --merge scores
                                         judge.jsonl                    the judge's calls (--judge)
+                                        attempts/attempt<K>/journal.jsonl   attempt K of --repeats N (K >= 2)
+                                        retry_truncated/journal.jsonl       the rows re-asked by --retry-truncated
                                         predictions.jsonl              one line per sample
                                         results.json                   the pair's results (vlmkit.outputs.schema)
                                         ark_output.jsonl               Ark's records (conversation datasets)

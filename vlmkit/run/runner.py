@@ -29,6 +29,11 @@ What a run trusts and refuses:
 - `--mcq-mode logits|continuation` (vlmkit.run.likelihood): MCQ and Y/N rows are answered by the local model's
   likelihood methods in run_local's batches instead of generate; refused in one line before anything runs for
   another kind of dataset or a model without them; the mode is part of the journal's fingerprint.
+- `--repeats N` (vlmkit.run.repeats): attempt k sends seed k, attempt 1 in the pair's journal and k >= 2 in
+  `attempts/attempt<k>/`; every attempt scored, `scoring.repeats` beside attempt 1's headline. Every scored pair counts
+  the replies cut by the token budget (`scoring.truncation`, vlmkit.run.truncation); `--retry-truncated N` asks them
+  again with max_tokens N (`retry_truncated/`) and scores the retried answers. A scorer's result without an interval
+  gets the generic one where its headline is a plain mean (EvalResult.with_generic_interval).
 - With a judge (vlmkit.run.judge) its server is probed before any model is asked anything; each pair's judge
   calls are journalled in `judge.jsonl`; a judge that stops (unreachable, refusing) stops the pair in one line, and
   rows whose judge call failed make the pair partial (asked again on the next run).
@@ -67,7 +72,7 @@ from vlmkit.run.failures import (
 from vlmkit.run.resume import differences, run_fingerprint, same_request, same_settings, set_aside_stale
 from vlmkit.core.model_calls import ModelCallError
 from vlmkit.run.inference import Task, prompt_failure_record, run_api, run_local
-from vlmkit.run import likelihood
+from vlmkit.run import likelihood, repeats, truncation
 from vlmkit.run.journal import Journal, JournalRecords, MergedRecords, index_keys
 from vlmkit.run.pending import PROMPT_ERRORS, PendingTasks, row_lines
 from vlmkit.run.judge import JudgeOptions, RunJudge
@@ -82,7 +87,7 @@ from vlmkit.outputs.provenance import now_iso
 from vlmkit.outputs.tables import write_prediction_table, write_summary_table
 from vlmkit.outputs.run_files import add_usage, eval_refusal, results_document, write_predictions
 from vlmkit.outputs.schema import Usage
-from vlmkit.run.inputs import build_datasets, check_frames
+from vlmkit.run.inputs import build_datasets, check_frames, dataset_for_model
 from vlmkit.run.shards import Shard, may_overlap, missing_message, parse_shard, scoring_lock
 from vlmkit.scoring.result import EvalResult
 from vlmkit.core.secrets import redacted_argv, scrub
@@ -120,6 +125,8 @@ class RunOptions:
     merge: bool = False  # --merge: score when every row has an answer in some journal (with --shard: if the last)
     barrier_timeout: float = DEFAULT_BARRIER_TIMEOUT_S  # torchrun: seconds rank 0 waits for the others after a pair
     mcq_mode: str = "generate"  # MCQ/Y/N by generation, or by likelihood: logits | continuation (vlmkit.run.likelihood)
+    repeats: int = 1  # --repeats N: each sample asked N times, attempt k with seed k (vlmkit.run.repeats)
+    retry_truncated: int | None = None  # --retry-truncated N: cut replies asked again with N tokens (run.truncation)
 
     def check(self) -> None:
         """ConfigError (one line naming the flag) for a value that cannot work."""
@@ -127,7 +134,8 @@ class RunOptions:
             raise ConfigError(f"--mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.prompt_style not in PROMPT_STYLES:
             raise ConfigError(f"--prompt-style must be one of {', '.join(PROMPT_STYLES)}, got {self.prompt_style!r}")
-        for flag, value in (("--limit", self.limit), ("--nproc", self.nproc), ("--batch-size", self.batch_size)):
+        for flag, value in (("--limit", self.limit), ("--nproc", self.nproc), ("--batch-size", self.batch_size),
+                            ("--repeats", self.repeats), ("--retry-truncated", self.retry_truncated)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{flag} must be a whole number, 1 or more; got {value!r}")
         likelihood.check_mode(self.mcq_mode)
@@ -140,6 +148,21 @@ class RunOptions:
             what = "--shard" if self.shard is not None else "--merge"
             raise ConfigError(f"{what} goes with --mode all (a shard infers its rows; --merge scores them), "
                               f"not --mode {self.mode}")
+        self._check_repeats()
+
+    def _check_repeats(self) -> None:
+        """--repeats and --retry-truncated: what they do not go with (vlmkit.run.repeats says why)."""
+        asked = [flag for flag, on in (("--repeats", self.repeats > 1), ("--retry-truncated", self.retry_truncated))
+                 if on]
+        if len(asked) == 2:
+            raise ConfigError("--repeats and --retry-truncated go one at a time: retry the cut replies of a single run")
+        if not asked:
+            return
+        if self.shard is not None or self.merge:
+            raise ConfigError(f"{asked[0]} goes with a whole run, not with --shard / --merge")
+        if self.mcq_mode != "generate":
+            raise ConfigError(f"{asked[0]} goes with generated answers, not --mcq-mode {self.mcq_mode} (its "
+                              "likelihoods do not vary between attempts and have no token budget)")
 
 
 @dataclass
@@ -168,6 +191,9 @@ class DatasetRun:
     scoring_failures: dict[str, dict[str, Any]] = field(default_factory=dict)  # vlmkit.run.failures.scoring_failures
     notes: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None  # the judge's stats for this pair (JournalledJudge.stats), None: no judge
+    # blocks added to results.json's `scoring` (truncation, repeats, retry_truncated) and the console lines about them
+    scoring_extra: dict[str, Any] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
 
 
 class Runner:
@@ -197,7 +223,13 @@ class Runner:
                  for m in models]  # fail fast
         for spec in specs:
             self._remember_secret(spec)
+            why = repeats.refusal(self.options.repeats, spec.name, spec.kwargs.get("temperature"),
+                                  self.model_options.temperature is not None)
+            if why and self.options.mode != "eval":
+                raise ConfigError(why)
         world = rank_world()[1]
+        if world > 1 and (self.options.repeats > 1 or self.options.retry_truncated):
+            raise ConfigError("--repeats and --retry-truncated go with a single process, not under torchrun")
         if world > 1 and self.options.shard is not None:
             raise ConfigError("--shard runs one shard alone; under torchrun each rank already takes its share "
                               "(leave out --shard, or run the shards without torchrun)")
@@ -264,6 +296,7 @@ class Runner:
         started = now_iso()
         began = time.perf_counter()
         self._remember_secret(spec)
+        dataset = dataset_for_model(dataset, spec)  # the model family's reading of replies (GUI coordinates)
         model_dir = layout.model_dir(self.options.work_dir, spec.name)
         run_dir = layout.run_dir(self.options.work_dir, spec.name, dataset.name)
         rows = self._rows(dataset)
@@ -282,7 +315,9 @@ class Runner:
             set_aside_stale(journal, self._result_files(model_dir, run_dir, spec, dataset), reuse=self.options.reuse)
             try:
                 notes += self._infer(spec, dataset, rows, keys, journal, shard,
-                                     f"{label} [shard {shard}]" if self.options.shard is not None else label)
+                                     f"{label} [shard {shard}]" if self.options.shard is not None else label,
+                                     extra=repeats.attempt_params(1, self.options.repeats))
+                notes += self._infer_more(spec, dataset, rows, keys, journal, label)
             except RunStopped as stop:
                 self._arrive(spec.name, dataset.name, "stopped")  # rank 0 does not wait for a rank that stopped
                 records = self._all_records(run_dir, journal, overlapping=shard)
@@ -337,6 +372,10 @@ class Runner:
                 return self._score(spec, dataset, rows, keys, journal, records, notes, started, began,
                                    model_dir, run_dir, label)
         records = self._all_records(run_dir, journal, any_settings=eval_only, notes=notes if eval_only else None)
+        if self.options.retry_truncated:  # the cut rows' retried answers stand in for the first ones
+            retry = truncation.retry_dir(run_dir)
+            records = truncation.Retried(records, self._all_records(retry, self._side_journal(retry, journal),
+                                                                     any_settings=eval_only))
         return self._score(spec, dataset, rows, keys, journal, records, notes, started, began, model_dir, run_dir,
                            label)
 
@@ -346,7 +385,7 @@ class Runner:
         """Score the records of every row and write the pair's files (xlsx, score csv, predictions, results)."""
         eval_only = self.options.mode == "eval"
         world = rank_world()[1]
-        predictions, usage = _answers(records, keys)
+        predictions, usage, states = _answers(records, keys)
         n_completed = sum(p is not None for p in predictions)
         n_errors = sum(map(records.failed, keys))
         errors = self._scrubbed(errors_by_kind(records, keys))
@@ -371,7 +410,11 @@ class Runner:
 
         judge = self.judge.for_pair(run_dir, tuple(self._secrets)) if self.judge is not None else None
         try:
-            evaluation, status = self._evaluate(dataset, table, len(keys), n_completed, notes, judge)
+            if self.options.mcq_mode == "ppl" and self.options.mode != "infer" and n_completed:
+                evaluation = likelihood.perplexity_result(records, keys)
+                status = "success" if n_completed == len(keys) else "partial"
+            else:
+                evaluation, status = self._evaluate(dataset, table, len(keys), n_completed, notes, judge)
         except JudgeStopped as stop:
             return DatasetRun(spec.name, dataset.name, "stopped", len(keys), n_completed, n_errors,
                               message=self._scrub(f"{label}: {stop}"), errors=errors, notes=notes, files=files,
@@ -393,6 +436,12 @@ class Runner:
         outcome = DatasetRun(spec.name, dataset.name, status, len(keys), n_completed, n_errors, evaluation, files,
                              errors=errors, scoring_failures=scored_badly, notes=notes,
                              judge=judge.stats() if judge is not None else None)
+        if evaluation is not None:
+            try:
+                self._more_figures(spec, dataset, rows, keys, journal, records, table["prediction"], states,
+                                   evaluation, outcome, label, judge)
+            except JudgeStopped as stop:
+                outcome.status, outcome.message = "stopped", self._scrub(f"{label}: {stop}")
         write_json(
             run_dir / layout.RESULTS,
             self._results(spec, dataset, outcome, records, keys, started, time.perf_counter() - began, truncated,
@@ -400,6 +449,74 @@ class Runner:
             secrets=self._secrets,
         )
         return outcome
+
+    def _side_journal(self, folder: Path, journal: Journal) -> Journal:
+        """The journal of an attempt >= 2 or of the retried rows: in its own folder, under the pair's settings."""
+        return Journal(folder / layout.JOURNAL, journal.fingerprint, secrets=self._secrets)
+
+    def _infer_more(self, spec: ModelSpec, dataset: Dataset, rows: pd.DataFrame, keys: list[str], journal: Journal,
+                    label: str) -> list[str]:
+        """--repeats N: attempts 2..N, each into its own journal with its seed; --retry-truncated N: the rows whose
+        reply was cut, asked once more with max_tokens N into the retry journal. Returns notes."""
+        notes: list[str] = []
+        n = self.options.repeats
+        run_dir = journal.path.parent
+        for k in range(2, n + 1):
+            side = self._side_journal(repeats.attempt_dir(run_dir, k), journal)
+            set_aside_stale(side, [], reuse=self.options.reuse)
+            notes += self._infer(spec, dataset, rows, keys, side, None, f"{label} [attempt {k}/{n}]",
+                                 extra=repeats.attempt_params(k, n))
+        budget = self.options.retry_truncated
+        if budget:
+            side = self._side_journal(truncation.retry_dir(run_dir), journal)
+            set_aside_stale(side, [], reuse=self.options.reuse)
+            cut = truncation.cut_positions(self._all_records(run_dir, journal), keys)
+            if cut:
+                notes += self._infer(spec, dataset, rows, keys, side, None,
+                                     f"{label} [{len(cut)} cut, max_tokens {budget}]",
+                                     extra={"max_tokens": budget}, only=cut)
+        return notes
+
+    def _more_figures(self, spec: ModelSpec, dataset: Dataset, rows: pd.DataFrame, keys: list[str], journal: Journal,
+                      records: Records, predictions: pd.Series, states: bytearray, evaluation: EvalResult,
+                      outcome: DatasetRun, label: str, judge: Any) -> None:
+        """Truncation (every run), --retry-truncated's before and after, and --repeats' figures: into
+        outcome.scoring_extra (results.json `scoring`), outcome.lines (the console, under the table) and notes.
+        predictions and states: each row's as scored (`_answers`)."""
+        max_tokens = spec.kwargs.get("max_tokens", spec.kwargs.get("max_new_tokens"))
+        blocks, lines, notes = truncation.figures(
+            label, records, keys, states, evaluation, budget=self.options.retry_truncated, max_tokens=max_tokens,
+            first=lambda first: _answers(first, keys)[::2],
+            score=lambda answers: self._evaluated_predictions(dataset, rows, answers, judge))
+        outcome.scoring_extra.update(blocks)
+        outcome.lines += lines
+        outcome.notes += notes
+        run_dir = journal.path.parent
+        if "retry_truncated" in blocks:
+            outcome.files["retry_journal"] = str(truncation.retry_dir(run_dir) / layout.JOURNAL)
+        n = self.options.repeats
+        if n < 2:
+            return
+        attempts = [repeats.Attempt(1, predictions.tolist(), evaluation)]
+        for k in range(2, n + 1):
+            folder = repeats.attempt_dir(run_dir, k)
+            side = self._all_records(folder, self._side_journal(folder, journal),
+                                     any_settings=self.options.mode == "eval")
+            their_judge = self.judge.for_pair(folder, tuple(self._secrets)) if self.judge is not None else None
+            predictions = _answers(side, keys)[0]
+            attempts.append(repeats.Attempt(k, predictions,
+                                            self._evaluated_predictions(dataset, rows, predictions, their_judge)))
+        block, line = repeats.figures(label, attempts, keys, evaluation,
+                                      lambda voted: self._evaluated_predictions(dataset, rows, voted, judge))
+        outcome.scoring_extra["repeats"] = block
+        outcome.lines.append(line)
+        outcome.files["attempt_journals"] = str(run_dir / repeats.ATTEMPTS_DIR / "attempt*" / layout.JOURNAL)
+
+    def _evaluated_predictions(self, dataset: Dataset, rows: pd.DataFrame, predictions: list[Any],
+                               judge: Any) -> EvalResult | None:
+        n_completed = sum(p is not None for p in predictions)
+        return self._evaluate(dataset, rows.assign(prediction=predictions), len(predictions), n_completed, [],
+                              judge)[0]
 
     def _evaluate(self, dataset: Dataset, table: pd.DataFrame, n_total: int, n_completed: int, notes: list[str],
                   judge: Any = None) -> tuple[EvalResult | None, str]:
@@ -412,7 +529,7 @@ class Runner:
         target = (dataset.answer_columns or ("answer",))[0]  # the reference (LLaVABench: gpt4_ans)
         if target not in table or not table[target].notna().any():
             return None, "no_target"
-        evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy, judge=judge)
+        evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy, judge=judge).with_generic_interval()
         evaluation.counts.setdefault("inference_errors", n_total - n_completed)
         if evaluation.counts.get("scored", 1) == 0:  # no figure that would read as a result
             notes += evaluation.notes
@@ -424,13 +541,15 @@ class Runner:
         return evaluation, "success" if n_completed == n_total and not judge_errors else "partial"
 
     def _infer(self, spec: ModelSpec, dataset: Dataset, rows: pd.DataFrame, keys: list[str], journal: Journal,
-               shard: Shard | None, label: str) -> list[str]:
+               shard: Shard | None, label: str, *, extra: dict[str, Any] | None = None,
+               only: Sequence[int] | None = None) -> list[str]:
         """Ask the model for this shard's rows (every row without one) that have no answer, or whose journalled
         prompt or parameters differ from what is built now; journal each answer. Only the journals that can hold
         this shard's rows are read. Returns notes for results.json. RunStopped when the probe or the first samples
-        say that the rest would fail too."""
+        say that the rest would fail too. extra: fields every request of this call adds to its row's parameters (an
+        attempt's seed, a retry's max_tokens); only: ask these positions alone (the cut rows of a retry)."""
         records = self._all_records(journal.path.parent, journal, overlapping=shard)
-        positions = shard.positions(len(keys)) if shard is not None else range(len(keys))
+        positions = only if only is not None else shard.positions(len(keys)) if shard is not None else range(len(keys))
         build = self._prompter(spec, dataset)
         if self.options.mcq_mode != "generate":  # each task carries the options its row is scored on
             build = _with_choices(build, dataset.kind)
@@ -441,7 +560,7 @@ class Runner:
             key = keys[pos]
             answered = key in records and not records.failed(key)
             try:
-                task = self._task(build, dataset, line)
+                task = _with_extra(self._task(build, dataset, line), extra)
             except PROMPT_ERRORS as exc:
                 if not answered:  # an answer asked before stays; a new row fails alone
                     unbuildable.append(prompt_failure_record(line["index"], line.get("answer"), exc))
@@ -451,7 +570,7 @@ class Runner:
                     continue
                 changed.append(line["index"])
             pending.append(pos)
-        tasks = PendingTasks(rows, pending, lambda line: self._task(build, dataset, line))
+        tasks = PendingTasks(rows, pending, lambda line: _with_extra(self._task(build, dataset, line), extra))
         notes: list[str] = []
         if changed:
             note = (f"{label}: {len(changed)} journalled answer(s) were asked with another prompt or other parameters "
@@ -473,7 +592,10 @@ class Runner:
         with journal:
             for record in unbuildable:
                 journal.append(record)
-            if is_api:
+            if is_api and self.options.mcq_mode != "generate":  # the letter mode: the server's top_logprobs
+                likelihood.run_served(model, list(tasks), journal, dataset=dataset.name, nproc=self.options.nproc,
+                                      desc=label, progress=self.options.progress)
+            elif is_api:
                 run_api(model, tasks, journal, dataset=dataset.name, nproc=self.options.nproc, desc=label,
                         progress=self.options.progress, watch=FirstFailures(len(tasks)).check)
             elif model is not None:  # a local model sorts its tasks by length: they are built here
@@ -684,9 +806,13 @@ class Runner:
                  "prompts_from": self._prompts_from.get((spec.name, dataset.name)),  # None: no inference this run
                  "vlmevalkit_prompts_from": self._vlmevalkit_prompts_from.get((spec.name, dataset.name)),
                  "mcq_mode": self.options.mcq_mode,
+                 **({"repeats": self.options.repeats} if self.options.repeats > 1 else {}),
+                 **({"retry_truncated": self.options.retry_truncated} if self.options.retry_truncated else {}),
                  **self._servers(model)},
             judge=judge, usage=usage,
         )
+        if outcome.scoring_extra and isinstance(document.get("scoring"), dict):
+            document["scoring"].update(outcome.scoring_extra)
         if self.options.mcq_mode != "generate" and isinstance(document.get("scoring"), dict):
             answers = list(dataset.data["answer"].iloc[: len(keys)]) if "answer" in dataset.data else [None] * len(keys)
             document["scoring"]["likelihood"] = likelihood.likelihood_summary(self.options.mcq_mode, records, keys,
@@ -721,23 +847,33 @@ class _ByKey:
             return default
 
 
+def _with_extra(task: Task, extra: dict[str, Any] | None) -> Task:
+    """task with extra added to its row's parameters (an attempt's seed, a retry's max_tokens win over the row's)."""
+    if extra:
+        task.params = {**(task.params or {}), **extra}
+    return task
+
+
 def _answered(records: Records, keys: Sequence[str]) -> int:
     """How many of keys have an answer (a record that is not an error)."""
     return sum(1 for key in keys if key in records and not records.failed(key))
 
 
-def _answers(records: Records, keys: Sequence[str]) -> tuple[list[Any], Usage]:
-    """Each key's prediction (None without an answer) and the usage totals, reading each answered record once."""
+def _answers(records: Records, keys: Sequence[str]) -> tuple[list[Any], Usage, bytearray]:
+    """Each key's prediction (None without an answer), the usage totals, and each row's reply state (finished, cut
+    by the token budget, or none: vlmkit.run.truncation.reply_state), reading each answered record once."""
     predictions: list[Any] = []
     usage = Usage(requests=0, input_tokens=0, output_tokens=0, reasoning_tokens=0)
-    for key in keys:
+    states = bytearray(len(keys))
+    for pos, key in enumerate(keys):
         record = records.get(key)
         if record is None:
             predictions.append(None)
             continue
         add_usage(usage, record.get("usage"))
         predictions.append(record.get("prediction") if record.get("error") is None else None)
-    return predictions, usage
+        states[pos] = truncation.reply_state(record)
+    return predictions, usage, states
 
 
 def summary_rows(outcomes: list[DatasetRun]) -> str:
@@ -767,7 +903,8 @@ def summary_rows(outcomes: list[DatasetRun]) -> str:
     table = format_table(rows, columns)
     also = [f"{o.model} x {o.dataset}: also " + ", ".join(f"{m} {o.evaluation.formatted(m)}" for m in o.evaluation.also)
             for o in outcomes if o.evaluation is not None and o.evaluation.also]
-    return "\n".join([table, *also])
+    lines = [line for o in outcomes for line in o.lines]  # --repeats, --retry-truncated
+    return "\n".join([table, *also, *lines])
 
 
 def _vlmevalkit_value(ev: EvalResult | None) -> str | None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
 
-from vlmkit.scoring.common.intervals import Interval
+from vlmkit.core.cells import index_key
+from vlmkit.scoring.common.intervals import Interval, mean_interval
 from vlmkit.scoring.scales import Scale, default_scale, infer_scale
 from vlmkit.scoring.vlmevalkit_figure import VlmevalkitFigure
 
@@ -98,3 +100,52 @@ class EvalResult:
             "vlmevalkit": self.vlmevalkit.to_dict() if self.vlmevalkit is not None else None,
             "interval": ci.to_dict() if (ci := self.primary_interval) is not None else None,
         }
+
+    # Per-sample outcomes (repeats, truncation, a generic interval) ----------------------------------------------
+    def sample_scores(self) -> dict[str, float]:
+        """Each scored row's own outcome by index key: 1/0 for its `hit` where the scorer reads hits, else its numeric
+        `score` (VQA score, ANLS, ...), else its column named as the headline (text QA's `exact_match`), as `vlmkit
+        report` reads a row. Rows without a number are left out; {} for a scorer with no per-row outcome."""
+        frame = self.per_sample
+        if frame is None or "index" not in frame.columns:
+            return {}
+        column = next((c for c in ("hit", "score", self.primary) if c in frame.columns), None)
+        if column is None:
+            return {}
+        values = pd.to_numeric(frame[column], errors="coerce")
+        return {index_key(i): float(v) for i, v in zip(frame["index"], values) if pd.notna(v)}
+
+    def unit_hits(self) -> dict[str, bool] | None:
+        """A right/wrong outcome per unit, for pass@k: per circular group (`group` -> `group_hit`) where the scorer
+        groups rows, else per row (its 0/1 `sample_scores`); None where the per-row outcome is graded (not 0/1)."""
+        frame = self.per_sample
+        if frame is not None and {"group", "group_hit"} <= set(frame.columns):
+            return {index_key(g): bool(h) for g, h in zip(frame["group"], frame["group_hit"])}
+        scores = self.sample_scores()
+        if not scores or any(v not in (0.0, 1.0) for v in scores.values()):
+            return None
+        return {key: v == 1.0 for key, v in scores.items()}
+
+    def with_generic_interval(self) -> "EvalResult":
+        """Give a result without an interval one where its headline is the plain mean of its units' outcomes (on its
+        scale: x1 or x100): circular groups (`group_hit`, one per group) where the scorer groups rows, else (or when
+        that mean is not the headline) rows (`sample_scores`); Wilson for 0/1 hits, a bootstrap for graded scores (intervals.mean_interval). The mean is
+        checked against the headline, so a headline built otherwise (a sum, a mean of categories, errors counted as
+        misses that have no row) is left without one rather than given a wrong one."""
+        value = self.metrics.get(self.primary)
+        if self.interval is not None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            return self
+        grouped = self.per_sample is not None and "group_hit" in self.per_sample.columns
+        candidates = [(self.unit_hits(), "circular group")] if grouped else []
+        candidates.append((self.sample_scores(), "row"))
+        for by_unit, unit in candidates:
+            scores = [float(v) for v in (by_unit or {}).values()]
+            if not scores:
+                continue
+            mean = sum(scores) / len(scores)
+            for factor in (1.0, 100.0):
+                if math.isclose(mean * factor, value, rel_tol=1e-9, abs_tol=1e-9):
+                    ci = mean_interval(scores, self.primary, factor=factor)
+                    self.interval = ci if unit == "row" else replace(ci, unit=unit)
+                    return self
+        return self

@@ -246,3 +246,14 @@ def test_a_killed_child_is_named_ctrl_c_stops_the_children_and_a_rerun_asks_only
     assert predictions(work) == one_process["predictions"]
     assert results(work)["scoring"]["metrics"] == one_process["results"]["scoring"]["metrics"]
     assert sorted(journalled(journal[1])) == sorted(indexes[1::2])  # each row journalled once
+
+
+def test_repeats_and_retries_are_refused_with_data_parallel_in_one_line(lmu_root: Path, tmp_path: Path):
+    for flags in (["--repeats", "2", "--temperature", "0.5"], ["--retry-truncated", "64"]):
+        done = vlmkit_cli("run", "--data", DATASET, "--model", "vlmkit-tiny", "--work-dir", str(tmp_path / "out"),
+                          "--data-parallel", "2", *flags, env={"LMUData": str(lmu_root)})
+        assert done.returncode == 2, done.stderr
+        lines = stderr_lines(done)
+        assert lines == ["vlmkit: error: --repeats and --retry-truncated go with a single process, not "
+                         "--data-parallel"], done.stderr
+        assert not (tmp_path / "out").exists()  # no child was started
