@@ -215,6 +215,16 @@ MODULES: tuple[Target, ...] = (
          "tests/vlmkit/scoring/test_spatial_mcq_mutants.py"),
     ),
     Target(
+        "text-qa",
+        "vlmkit/scoring/kinds/text_qa.py",
+        ("tests/vlmkit/scoring/test_scoring_text_qa.py", "tests/vlmkit/run/test_summary_table.py"),
+    ),
+    Target(
+        "grounding",
+        "vlmkit/scoring/kinds/grounding.py",
+        ("tests/datasets_tsv/kinds/test_bespoke_vqa.py", "tests/vlmkit/scoring/test_grounding_mutants.py"),
+    ),
+    Target(
         "journal",
         "vlmkit/run/journal.py",
         ("tests/vlmkit/run/test_journal.py", "tests/vlmkit/run/test_journal_damage.py",
