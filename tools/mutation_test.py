@@ -217,7 +217,8 @@ MODULES: tuple[Target, ...] = (
     Target(
         "text-qa",
         "vlmkit/scoring/kinds/text_qa.py",
-        ("tests/vlmkit/scoring/test_scoring_text_qa.py", "tests/vlmkit/run/test_summary_table.py"),
+        ("tests/vlmkit/scoring/test_scoring_text_qa.py", "tests/vlmkit/run/test_summary_table.py",
+         "tests/vlmkit/scoring/test_text_qa_mutants.py"),
     ),
     Target(
         "grounding",
