@@ -133,7 +133,9 @@ def _check_options(
     data_type: str | None, infer_method: str, few_shot: int, seed: int, qa_metrics: Sequence[str], segmenter: str
 ) -> None:
     if infer_method == "ppl":
-        raise CustomDataError("infer_method ppl is not supported: vlmkit scores generated answers (gen) only")
+        raise CustomDataError("infer_method ppl is not supported: for the likelihood of each option of an MCQ file "
+                              "run with --mcq-mode continuation (or logits), for the perplexity of QA answers "
+                              "--mcq-mode ppl")
     if infer_method not in INFER_METHODS:
         raise CustomDataError(f"unknown infer_method {infer_method!r}; only 'gen' is supported")
     if data_type is not None and data_type not in DATA_TYPES:

@@ -30,7 +30,7 @@ def _run_parser(sub: argparse._SubParsersAction) -> None:
     custom.add_argument("--custom-dataset-path", nargs="+", default=[], metavar="PATH", help=".csv/.jsonl files or EvalScope directories")
     custom.add_argument("--custom-dataset-meta-path", default=None, help="a .meta.json (default: <file>.meta.json beside the file)")
     custom.add_argument("--custom-dataset-data-type", choices=("mcq", "qa"), default=None, help="default: detected (options present -> mcq)")
-    custom.add_argument("--custom-dataset-infer-method", default="gen", help="gen (ppl is not supported)")
+    custom.add_argument("--custom-dataset-infer-method", default="gen", help="gen (EvalScope's ppl: use --mcq-mode continuation|logits|ppl)")
     custom.add_argument("--few-shot", type=int, default=0, help="few-shot examples from the {subset}_dev file (EvalScope layout)")
     custom.add_argument("--subset", nargs="+", default=None, help="EvalScope subsets (default: every {subset}_val file)")
     custom.add_argument("--seed", type=int, default=0, help="seed of .meta.json shuffle/random sampling")
@@ -287,11 +287,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     parallel = None
     if args.data_parallel not in (None, 1):  # N children `vlmkit run --shard i/N`, then the merge here
         from vlmkit.run.data_parallel import DataParallel
-
-        if options.repeats > 1 or options.retry_truncated:
-            from vlmkit.core.errors import ConfigError
-
-            raise ConfigError("--repeats and --retry-truncated go with a single process, not --data-parallel")
 
         parallel = DataParallel.launch(args.data_parallel, given, _run_actions(build_parser()), options,
                                        model_options, args.model)

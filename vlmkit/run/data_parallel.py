@@ -71,9 +71,11 @@ def log_path(work_dir: Path, shard: Shard) -> Path:
     return Path(work_dir) / LOG_DIR / f"data_parallel.shard{shard.index}of{shard.count}.log"
 
 
-def check_request(count: Any, *, shard: Any, merge: bool, mode: str, served: Callable[[], Sequence[str]]) -> int:
+def check_request(count: Any, *, shard: Any, merge: bool, mode: str, served: Callable[[], Sequence[str]],
+                  attempts: bool = False) -> int:
     """The number of processes, or ConfigError (one line naming the flag) for a run --data-parallel cannot make.
-    served: the served models among --model (asked last: it resolves the names)."""
+    served: the served models among --model (asked last: it resolves the names); attempts: --repeats or
+    --retry-truncated was given (their attempts and retries are read back by one process)."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ConfigError(f"--data-parallel must be a whole number, 1 or more; got {count!r}")
     if count == 1:
@@ -87,6 +89,8 @@ def check_request(count: Any, *, shard: Any, merge: bool, mode: str, served: Cal
     if mode != "all":
         raise ConfigError(f"--data-parallel goes with --mode all (each process infers its shard, this one scores), "
                           f"not --mode {mode}")
+    if attempts:
+        raise ConfigError("--repeats and --retry-truncated go with a single process, not --data-parallel")
     api = served()
     if api:
         raise ConfigError(f"--data-parallel runs copies of a local model; {api[0]} is served (--api-base or an API "
@@ -221,7 +225,8 @@ class DataParallel:
         def served() -> list[str]:
             return [name for name in models if resolve_model(name, model_options).is_api]
 
-        count = check_request(count, shard=options.shard, merge=options.merge, mode=options.mode, served=served)
+        count = check_request(count, shard=options.shard, merge=options.merge, mode=options.mode, served=served,
+                              attempts=options.repeats > 1 or bool(options.retry_truncated))
         tensor_parallel = int(model_options.tensor_parallel or 1)
         launch = cls(count, tensor_parallel, assign_devices(count, tensor_parallel, visible_gpus()))
         base = [sys.executable, "-m", "vlmkit.cli", "run", *command_line(given, actions), "--data-parallel=1"]

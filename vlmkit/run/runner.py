@@ -486,7 +486,7 @@ class Runner:
         max_tokens = spec.kwargs.get("max_tokens", spec.kwargs.get("max_new_tokens"))
         blocks, lines, notes = truncation.figures(
             label, records, keys, states, evaluation, budget=self.options.retry_truncated, max_tokens=max_tokens,
-            first=lambda first: _answers(first, keys)[::2],
+            first=lambda first: _answers(first, keys)[::2],  # (predictions, states) of the first answers
             score=lambda answers: self._evaluated_predictions(dataset, rows, answers, judge))
         outcome.scoring_extra.update(blocks)
         outcome.lines += lines
