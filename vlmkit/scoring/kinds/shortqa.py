@@ -221,8 +221,8 @@ CN_SINGLE_EXAMPLES = (
 )
 CN_MULTIPLE_EXAMPLES = (
     _DING,
-    Example("JiaQi在2025年与哪些战队交过手？", "['Ninjas in Pyjamas','Invictus Gaming']",
-            "根据提供的图片信息，JiaQi在2025年与以下战队交过手：\n- TES Challenger\n- Ninjas in Pyjamas\n- Invictus Gaming",
+    Example("JiaQi在2025年与哪些战队交过手？", "['\u2060Ninjas in Pyjamas','Invictus Gaming']",  # U+2060 as VLMEvalKit has it
+            "根据提供的图片信息，JiaQi在2025年与以下战队交过手：\n- TES Challenger\n- \u2060Ninjas in Pyjamas\n- Invictus Gaming",
             "no",
             "依据问题与标准答案，JiaQi 在 2025 年应仅与 Ninjas in Pyjamas 与 Invictus Gaming 两支战队交过手。模型回复中，"
             "TES Challenger 未在标准答案中提及，因此回答错误。"),
