@@ -64,7 +64,7 @@ def to_number(text: Any) -> float | None:
 def _literal(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # a list nested too deep for json is no list
         pass
     try:
         return ast.literal_eval(text)

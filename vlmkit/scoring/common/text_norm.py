@@ -42,7 +42,7 @@ def parse_answer_list(value: Any) -> list[str] | None:
         parsed: Any = None
         try:
             parsed = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # a list nested too deep for json is text too
             try:
                 parsed = ast.literal_eval(stripped)
             except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
