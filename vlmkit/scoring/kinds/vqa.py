@@ -19,9 +19,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from rapidfuzz.distance import Levenshtein
 
 from vlmkit.core.cells import is_missing, listed
+from vlmkit.scoring.common.anls import anls
 from vlmkit.scoring.common.breakdown import group_means, require_columns, split_category_table, split_series
 from vlmkit.scoring.common.vlmevalkit_replies import vlmevalkit_cells_of
 from vlmkit.scoring.common.vlmevalkit_cells import NAN_TEXT, is_nan_cell, nan_note, vlmevalkit_texts
@@ -84,28 +84,6 @@ def vqa_soft_score(prediction: str, answers: Sequence[str]) -> float:
     return total / len(gts)
 
 
-def _anls_norm(text: str) -> str:
-    return " ".join(str(text).strip().lower().split())
-
-
-def anls(prediction: str, answers: Sequence[str], threshold: float = 0.5) -> float:
-    """Average Normalized Levenshtein Similarity for one row, as the official DocVQA / InfographicVQA script computes
-    it (the RRC's evaluation script, rrc.cvc.uab.es/?ch=17 and docvqa.org; VLMEvalKit's anls_compute is the same):
-    the edit distance between the lower-cased, whitespace-collapsed texts, divided by the longer of the *raw*
-    lengths (unstripped, as `len(text.upper())`); 1 - that, best over the ground truths, kept when >= threshold,
-    else 0. So `' New Yrok   '` against `New York` is 1 - 2/12 = 0.8333, not 1 - 2/8 = 0.75: the published DocVQA
-    and InfoVQA figures (the challenge's leaderboard and VLMEvalKit's) use these lengths, so vlmkit does too."""
-    pred = _anls_norm(prediction)
-    raw_pred = len(str(prediction).upper())
-    best = 0.0
-    for answer in answers:
-        gt = _anls_norm(answer)
-        length = max(len(str(answer).upper()), raw_pred)
-        sim = 1.0 if length == 0 else 1.0 - Levenshtein.distance(gt, pred) / length
-        best = max(best, sim)
-    return best if best >= threshold else 0.0
-
-
 def _to_number(text: str) -> float | None:
     text = text.strip()
     try:
@@ -154,7 +132,6 @@ _ROW_SCORERS: dict[str, Callable[[str, Sequence[str]], float]] = {
     "relaxed": relaxed_accuracy,
     "exact": exact_match_ignoring_case,
 }
-
 
 
 def _ocrbench_scales(categories: list[object]) -> dict[str, Scale]:

@@ -9,7 +9,7 @@ What VLMEvalKit does that vlmkit does not (each a reason a row's score can diffe
 - relaxed accuracy (ChartQA): numbers are read by `float()`, so `inf` against `inf` gives a NaN relative change, a
   miss (vlmkit: an exact match, a hit);
 - answers: `[...]` cells are evaluated as Python (vlmkit reads them with ast.literal_eval, the same lists).
-ANLS is the official one in both (vlmkit.scoring.kinds.vqa.anls).
+ANLS is the official one in both (vlmkit.scoring.common.anls.anls, the one function both use).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
 
+from vlmkit.scoring.common.anls import anls
 from vlmkit.scoring.common.text_norm import process_digit_article, vlmevalkit_punctuation
 
 
@@ -52,18 +52,6 @@ def vqa_score(prediction: str, answers: Sequence[str]) -> float:
         others = sum(1 for other, gt in enumerate(gts) if other != pos and gt == pred)
         matches.append(min(1.0, others / 3))
     return float(np.mean(matches)) if matches else 0.0
-
-
-def anls(prediction: str, answers: Sequence[str], threshold: float = 0.5) -> float:
-    """anls_compute + hit_calculate: distance of the normalised texts over the longer raw (unstripped) length."""
-    pred = " ".join(prediction.strip().lower().split())
-    distances = []
-    for answer in answers:
-        gt = " ".join(answer.strip().lower().split())
-        length = max(len(answer.upper()), len(prediction.upper()))
-        distances.append(0.0 if length == 0 else Levenshtein.distance(gt, pred) / length)
-    best = 1 - min(distances)
-    return 0.0 if best < threshold else best
 
 
 def _to_float(text: str) -> float | None:
