@@ -33,7 +33,8 @@ What a run trusts and refuses:
   `attempts/attempt<k>/`; every attempt scored, `scoring.repeats` beside attempt 1's headline. Every scored pair counts
   the replies cut by the token budget (`scoring.truncation`, vlmkit.run.truncation); `--retry-truncated N` asks them
   again with max_tokens N (`retry_truncated/`) and scores the retried answers. A scorer's result without an interval
-  gets the generic one where its headline is a plain mean (EvalResult.with_generic_interval).
+  gets the generic one where its headline is a plain mean, else a rescored bootstrap that re-runs its scorer on
+  resampled tables without asking the judge again (EvalResult.scored; docs/error_bars.md).
 - With a judge (vlmkit.run.judge) its server is probed before any model is asked anything; each pair's judge
   calls are journalled in `judge.jsonl`; a judge that stops (unreachable, refusing) stops the pair in one line, and
   rows whose judge call failed make the pair partial (asked again on the next run).
@@ -516,12 +517,14 @@ class Runner:
                                judge: Any) -> EvalResult | None:
         n_completed = sum(p is not None for p in predictions)
         return self._evaluate(dataset, rows.assign(prediction=predictions), len(predictions), n_completed, [],
-                              judge)[0]
+                              judge, rescored=False)[0]
 
     def _evaluate(self, dataset: Dataset, table: pd.DataFrame, n_total: int, n_completed: int, notes: list[str],
-                  judge: Any = None) -> tuple[EvalResult | None, str]:
+                  judge: Any = None, *, rescored: bool = True) -> tuple[EvalResult | None, str]:
         """(evaluation, status); no evaluation when there is no answer, no target, or nothing could be scored.
-        Rows whose judge call failed make the pair partial: the next run asks the judge again for them."""
+        Rows whose judge call failed make the pair partial: the next run asks the judge again for them.
+        rescored: False for the side figures (--repeats' attempts and vote, --retry-truncated's before), which show
+        no interval: only the generic one of a mean, never the bootstrap that re-runs the scorer."""
         if n_completed == 0:
             return None, "failed"
         if self.options.mode == "infer":
@@ -529,7 +532,10 @@ class Runner:
         target = (dataset.answer_columns or ("answer",))[0]  # the reference (LLaVABench: gpt4_ans)
         if target not in table or not table[target].notna().any():
             return None, "no_target"
-        evaluation = dataset.evaluate(table, fuzzy=self.options.fuzzy, judge=judge).with_generic_interval()
+        def score(rows: pd.DataFrame, judged_by: Any) -> EvalResult:
+            return dataset.evaluate(rows, fuzzy=self.options.fuzzy, judge=judged_by)
+
+        evaluation = EvalResult.scored(score, table, judge) if rescored else score(table, judge).with_generic_interval()
         evaluation.counts.setdefault("inference_errors", n_total - n_completed)
         if evaluation.counts.get("scored", 1) == 0:  # no figure that would read as a result
             notes += evaluation.notes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -149,3 +150,14 @@ class EvalResult:
                     self.interval = ci if unit == "row" else replace(ci, unit=unit)
                     return self
         return self
+
+    @staticmethod
+    def scored(score: Callable[[pd.DataFrame, Any], "EvalResult"], table: pd.DataFrame,
+               judge: Any = None) -> "EvalResult":
+        """`score(table, judge)` (a dataset's evaluate) with a 95% interval about its headline: the scorer's own, else
+        the generic one of a mean (with_generic_interval), else a bootstrap that re-runs `score` on resampled tables
+        and never asks the judge again (vlmkit.scoring.common.resampled_interval); without one where none can be
+        trusted, with a note saying why. The runner scores every pair through this."""
+        from vlmkit.scoring.common.resampled_interval import scored_with_interval
+
+        return scored_with_interval(score, table, judge)
