@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -77,3 +78,42 @@ def test_the_prompt_by_catalog_name(lmu_root: Path):
     assert [p["type"] for p in images] == ["image", "image"]
     assert text["value"] == "Question: Is it the same person? T or F.\n"
     assert ds.evaluate(ds.data.assign(prediction=["T", "F"])).metrics["pc-cpr"] == 100.0
+
+
+def _pairs_table(rng: np.random.Generator, pairs: int, rows: int) -> pd.DataFrame:
+    """pc-cpr pairs (each right with chance 0.6: both replies right, else the second wrong) and oc-grp rows (right
+    with chance 0.3)."""
+    out = []
+    for g in range(pairs):
+        right = rng.random() < 0.6
+        out += [{"index": f"pc-cpr_{g}_p", "category": "pc-cpr", "answer": "T", "prediction": "T"},
+                {"index": f"pc-cpr_{g}_n", "category": "pc-cpr", "answer": "F", "prediction": "F" if right else "T"}]
+    for r in range(rows):
+        out.append({"index": f"oc-grp_{r}", "category": "oc-grp", "answer": "(A)",
+                    "prediction": "(A)" if rng.random() < 0.3 else "(B)"})
+    return pd.DataFrame(out)
+
+
+def test_overall_interval_resamples_pairs_whole_within_each_category():
+    """Overall is the mean of two category means (pairs, rows): its bootstrap SE is close to the closed form of a
+    mean of independent stratum means, (1/2) sqrt(s1^2/n1 + s2^2/n2) over the pairs (not the rows) of pc-cpr."""
+    df = _pairs_table(np.random.default_rng(7), pairs=120, rows=150)
+    result = score_vlm2bench(df)
+    pair_hits = np.array([100.0 if p == "F" else 0.0 for p in df[df["category"] == "pc-cpr"]["prediction"][1::2]])
+    row_hits = np.array([100.0 if p == "(A)" else 0.0 for p in df[df["category"] == "oc-grp"]["prediction"]])
+    assert result.metrics["Overall"] == pytest.approx((pair_hits.mean() + row_hits.mean()) / 2)
+    closed = 0.5 * np.sqrt(pair_hits.var() / len(pair_hits) + row_hits.var() / len(row_hits))
+    ci = result.interval
+    assert ci is not None and ci.low <= result.metrics["Overall"] <= ci.high
+    assert ci.se == pytest.approx(closed, rel=0.15)
+
+
+def test_a_category_with_no_scored_row_adds_its_zero_to_every_resample():
+    df = _pairs_table(np.random.default_rng(3), pairs=60, rows=0)
+    df = pd.concat([df, pd.DataFrame([{"index": "oc-cnt_1", "category": "oc-cnt", "answer": "n/a", "prediction": "2"}])])
+    result = score_vlm2bench(df.reset_index(drop=True))
+    assert result.metrics["oc-cnt"] == 0.0
+    assert result.metrics["Overall"] == pytest.approx(result.metrics["pc-cpr"] / 2)
+    ci = result.interval
+    assert ci is not None and ci.low <= result.metrics["Overall"] <= ci.high
+    assert ci.high <= 50.0  # every resample halves pc-cpr's mean

@@ -15,6 +15,9 @@ e8e78f05), by rule, one figure per `category` (percent):
   before its first `)` equals the answer's (both stripped).
 Other categories get no figure (VLMEvalKit writes None). `Overall`, the mean of the category figures, is vlmkit's
 headline (VLMEvalKit prints none). A failed call is wrong on both sides (VLMEvalKit's failure message reads the same).
+Overall's 95% interval: a bootstrap of the mean of category means, each category's units (a pair category's groups,
+whole) drawn within it (`overall_interval`): the generic rescored bootstrap cannot serve, as the pairs are read from the
+index text that it renumbers.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import pandas as pd
 
 from vlmkit.core.cells import is_blank, listed
 from vlmkit.scoring.common.breakdown import require_columns
+from vlmkit.scoring.common.intervals import Interval, stratum_mean_of_means
 from vlmkit.scoring.common.vlmevalkit_replies import failed_call, vlmevalkit_replies
 from vlmkit.scoring.result import EvalResult
 from vlmkit.scoring.scales import PERCENT, Scale
@@ -145,8 +149,10 @@ def row_scores(rows: list[dict[str, Any]], replies: list[str | None]) -> list[fl
     return out
 
 
-def figures(rows: list[dict[str, Any]], scores: list[float | None]) -> dict[str, float]:
-    out: dict[str, float] = {}
+def category_units(rows: list[dict[str, Any]], scores: list[float | None]) -> dict[str, list[float]]:
+    """Per scored category, the figures its figure is the mean of: a true/false pair category's groups (100 when right,
+    else 0), a counting or grouping category's scored rows."""
+    units: dict[str, list[float]] = {}
     for category in sorted({str(r["category"]) for r in rows}):
         picked = [(r, s) for r, s in zip(rows, scores) if str(r["category"]) == category]
         if category in TF_PAIRS:
@@ -155,14 +161,34 @@ def figures(rows: list[dict[str, Any]], scores: list[float | None]) -> dict[str,
                 index = str(row["index"])
                 if "_" in index:
                     groups["_".join(index.split("_")[:-1])].append(score)
-            right = sum(len(g) >= 2 and all(s == 100.0 for s in g) for g in groups.values())
-            out[category] = 100 * right / len(groups) if groups else 0.0
+            units[category] = [100.0 if len(g) >= 2 and all(s == 100.0 for s in g) else 0.0 for g in groups.values()]
         elif category in COUNTING or category in GROUPING:
-            values = [s for _, s in picked if s is not None]
-            out[category] = sum(values) / len(values) if values else 0.0
+            units[category] = [s for _, s in picked if s is not None]
+    return units
+
+
+def figures(rows: list[dict[str, Any]], scores: list[float | None]) -> dict[str, float]:
+    return figures_of(category_units(rows, scores))
+
+
+def figures_of(units: dict[str, list[float]]) -> dict[str, float]:
+    """Each category's mean of its units, and Overall, the mean of those (VLMEvalKit prints the categories only)."""
+    out = {category: sum(values) / len(values) if values else 0.0 for category, values in units.items()}
     if out:
         out["Overall"] = sum(out.values()) / len(out)
     return out
+
+
+def overall_interval(units: dict[str, list[float]], estimate: float) -> Interval | None:
+    """Overall's interval: each category's units resampled within it (a pair category's groups whole), the mean of the
+    category means each time; a category with no unit adds its 0 to every resample. None with no unit at all."""
+    kept = {category: values for category, values in units.items() if values}
+    if not kept:
+        return None
+    share = len(kept) / len(units)  # the empty categories' zeros, in the mean of every resample
+    values = [v * share for vs in kept.values() for v in vs]
+    strata = [category for category, vs in kept.items() for _ in vs]
+    return stratum_mean_of_means(values, strata, "Overall", estimate)
 
 
 def score_vlm2bench(df: pd.DataFrame) -> EvalResult:
@@ -175,7 +201,8 @@ def score_vlm2bench(df: pd.DataFrame) -> EvalResult:
     failed = [failed_call(p) for p in replies]
     mine = row_scores(rows, [None if f else str(p) for p, f in zip(replies, failed)])
     theirs = row_scores(rows, vlmevalkit_replies(replies))
-    metrics = figures(rows, mine)
+    units = category_units(rows, mine)
+    metrics = figures_of(units)
     if not metrics:
         raise ValueError("VLM2Bench scoring: no row has a category VLMEvalKit scores "
                          f"({', '.join(TF_PAIRS + COUNTING + GROUPING)})")  # fmt: skip
@@ -198,4 +225,5 @@ def score_vlm2bench(df: pd.DataFrame) -> EvalResult:
                                  "score": pd.Series(mine, dtype=object)}),
         table=pd.DataFrame([metrics]), table_suffix="score", counts=counts, notes=notes, scale=Scale(PERCENT),
         vlmevalkit=VlmevalkitFigure(figures(rows, theirs), "Overall", differing),
+        interval=overall_interval(units, metrics["Overall"]),
     )  # fmt: skip
