@@ -15,6 +15,16 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """tqdm's bars write under a thread lock in the test processes. Its default write lock holds a multiprocessing
+    lock, one semaphore shared by every process forked after it was made, and tqdm.refresh does not release it when
+    drawing raises: under mutation testing (tools/mutation_test.py: mutmut forks one process per mutant) a mutant
+    that broke a bar's format left it held, and every later process that drew a bar waited until its timeout."""
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
+
+
 @pytest.fixture
 def lmu_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An empty LMUData folder, also set as $LMUData for code that falls back to vlmkit.core.config."""

@@ -297,7 +297,9 @@ class Journal:
         if not new:
             self._repair_tail()
             self._widen_shard_claim()
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # a new journal's header is its first line: blank lines before it (a crash after the first newline) go
+        trunc = os.O_TRUNC if new else 0
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | trunc, 0o644)
         self._size = self._opened_at = os.fstat(self._fd).st_size
         if new:
             self._records.close()
@@ -317,8 +319,10 @@ class Journal:
         tmp = self.path.with_name(f".{self.path.name}.tmp")
         with open(self.path, "rb") as source, open(tmp, "wb") as target:
             first = source.readline()
+            while first and not first.strip():  # blank lines before the header (an earlier vlmkit's): dropped
+                first = source.readline()
             header = _parsed(first.rstrip(b"\r\n"))
-            if not isinstance(header, dict):  # blank lines before the header: left as it is
+            if not isinstance(header, dict):  # the file changed since stored_shard read it: left as it is
                 target.close()
                 tmp.unlink()
                 return

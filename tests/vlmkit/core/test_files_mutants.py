@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -13,11 +14,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from tqdm import tqdm
 
 from vlmkit.core import files as files_module
 from vlmkit.core.files import DownloadError, HashedBlocks, download_verified, md5_of
 
 DATA = os.urandom(3 * 4096 + 17)  # not a multiple of any block size used
+
 
 
 @pytest.fixture
@@ -200,3 +203,157 @@ def test_an_abandoned_hashed_reader_never_keeps_the_process_alive(tmp_path: Path
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20, cwd=root, env=env)
     assert done.returncode == 0 and done.stdout.strip() == "read"
+
+
+def test_blocks_are_four_mebibytes_by_default(tmp_path: Path):
+    """The default block (what the dataset-preparation figures in the README were measured with): 4 MiB."""
+    data = os.urandom((1 << 22) + 5)
+    path = tmp_path / "big.bin"
+    path.write_bytes(data)
+    with HashedBlocks(path) as blocks:
+        assert [len(b) for b in blocks] == [1 << 22, 5]
+        assert blocks.hexdigest() == hashlib.md5(data).hexdigest()
+
+
+class TrickleServer:
+    """Answers one download with a body of two parts: the first 1 MiB, then (once the client's partial file beside
+    dest holds it, or after `patience` seconds) the rest. It records the partial files it saw and whether the first
+    part reached the disk before the rest was sent: a download that streams writes as data arrives."""
+
+    FIRST = 1 << 20
+
+    def __init__(self, body: bytes, folder: Path, patience: float = 20.0) -> None:
+        self.body, self.folder, self.patience = body, folder, patience
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/f.bin"
+        self.partial_names: list[str] = []
+        self.first_part_on_disk = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _partial(self) -> list[Path]:
+        return [p for p in self.folder.iterdir() if p.name != "f.bin"] if self.folder.is_dir() else []
+
+    def _serve(self) -> None:
+        self.sock.settimeout(30)
+        try:
+            conn, _ = self.sock.accept()
+        except OSError:
+            return
+        with conn:
+            conn.settimeout(30)
+            try:
+                conn.recv(65536)
+                head = f"HTTP/1.0 200 OK\r\nContent-Length: {len(self.body)}\r\n\r\n".encode()
+                conn.sendall(head + self.body[: self.FIRST])
+                stop = threading.Event()
+                for _ in range(int(self.patience * 20)):  # bounded: at most `patience` seconds
+                    partial = self._partial()
+                    self.partial_names = sorted(p.name for p in partial)
+                    if any(p.stat().st_size >= self.FIRST for p in partial):
+                        self.first_part_on_disk = True
+                        break
+                    stop.wait(0.05)
+                conn.sendall(self.body[self.FIRST:])
+            except OSError:
+                pass
+
+    def __enter__(self) -> TrickleServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.thread.join(60)
+        self.sock.close()
+
+
+def test_a_download_is_written_to_a_partial_file_beside_dest_as_it_arrives(tmp_path: Path):
+    """Streamed: the first megabyte is on disk, in `.<name>.<random>.part` beside the destination, before the server
+    sends the rest (a large file is never held whole in memory); the partial file is gone once the file is there."""
+    body = os.urandom(TrickleServer.FIRST + 1000)
+    folder = tmp_path / "lmu"
+    folder.mkdir()
+    with TrickleServer(body, folder) as server:
+        dest = folder / "f.bin"
+        assert download_verified(server.url, dest, hashlib.md5(body).hexdigest(), progress=False) == dest
+    assert server.first_part_on_disk
+    assert len(server.partial_names) == 1
+    assert re.fullmatch(r"\.f\.bin\.[0-9a-f]{12}\.part", server.partial_names[0]), server.partial_names
+    assert dest.read_bytes() == body and sorted(p.name for p in folder.iterdir()) == ["f.bin"]
+
+
+class SequenceServer:
+    """Answers the n-th request with bodies[n] (the last one again after that); counts the requests."""
+
+    def __init__(self, bodies: list[bytes]) -> None:
+        self.bodies = bodies
+        self.requests = 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/f.tsv"
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(5)
+                try:
+                    conn.recv(65536)
+                    body = self.bodies[min(self.requests, len(self.bodies) - 1)]
+                    self.requests += 1
+                    conn.sendall(f"HTTP/1.0 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+                except OSError:
+                    pass
+
+    def __enter__(self) -> SequenceServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.thread.join(10)
+        self.sock.close()
+
+
+def test_a_mismatch_is_downloaded_once_more_and_the_good_copy_kept(tmp_path: Path):
+    good = b"index\tq\n1\tq1\n"
+    with SequenceServer([b"index\tq\n1\tstale\n", good]) as server:
+        dest = tmp_path / "f.tsv"
+        assert download_verified(server.url, dest, hashlib.md5(good).hexdigest(), progress=False) == dest
+    assert server.requests == 2 and dest.read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.tsv"]
+
+
+def test_without_an_md5_the_first_copy_is_kept_and_fetched_once(tmp_path: Path):
+    first = b"index\tq\n1\tq1\n"
+    with SequenceServer([first, b"other"]) as server:
+        dest = tmp_path / "f.tsv"
+        assert download_verified(server.url, dest, None, progress=False) == dest
+    assert server.requests == 1 and dest.read_bytes() == first
+
+
+def test_the_hashing_thread_says_what_it_is_in_a_thread_dump(data_file: Path):
+    """While a hashed read is open its second thread is listed (py-spy, faulthandler, threading.enumerate) as `md5`;
+    closing the reader ends it."""
+    before = [t for t in threading.enumerate() if t.name == "md5"]
+    blocks = HashedBlocks(data_file, block_size=1000)
+    try:
+        assert [t.name for t in threading.enumerate() if t.name == "md5" and t not in before] == ["md5"]
+        assert blocks.hexdigest() == hashlib.md5(DATA).hexdigest()
+    finally:
+        blocks.close()
+    assert [t for t in threading.enumerate() if t.name == "md5" and t not in before] == []
+
+
+def test_without_progress_no_bar_is_drawn(http_file_server, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    data = os.urandom(300_000)
+    (http_file_server.folder / "quiet.tsv").write_bytes(data)
+    download_verified(http_file_server.url("quiet.tsv"), tmp_path / "quiet.tsv", hashlib.md5(data).hexdigest(),
+                      progress=False)
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
+    assert (tmp_path / "quiet.tsv").read_bytes() == data

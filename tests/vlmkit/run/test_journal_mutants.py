@@ -437,3 +437,136 @@ def test_a_journal_of_blank_lines_only_gets_its_header(tmp_path: Path):
     again = Journal(path, {"m": 1})
     assert again.stored_fingerprint() == {"m": 1} and not again.header_lost()
     assert again.load().line("1") is not None
+
+
+def test_blank_lines_before_a_new_journals_header_are_dropped(tmp_path: Path):
+    """The header is the first line (what a rerun and another shard's writer read), even where a crash left blank
+    lines in an otherwise empty file."""
+    path = tmp_path / "j.jsonl"
+    path.write_bytes(b"\n \r\n\n")
+    with Journal(path, {"m": 1}, shard=(0, 2)) as journal:
+        journal.append({"index": 4, "prediction": "x", "error": None})
+    header = json.dumps({HEADER_KEY: {"m": 1}, SHARD_KEY: [0, 2]}, ensure_ascii=False)
+    assert path.read_bytes().split(b"\n")[0] == header.encode()
+    assert _lines(path) == [json.loads(header), {"index": 4, "prediction": "x", "error": None}]
+
+
+def test_another_shard_widens_a_claim_written_after_blank_lines(tmp_path: Path):
+    """A journal an earlier vlmkit wrote after blank lines: its header (the first line that is not blank) still loses
+    its shard claim when another shard writes the file, and every record stays where load() finds it."""
+    path = tmp_path / "j.jsonl"
+    a = {"index": 0, "prediction": "A", "error": None}
+    path.write_bytes(b"\n\n" + json.dumps({HEADER_KEY: {"m": 1}, SHARD_KEY: [0, 2]}).encode() + b"\n"
+                     + json.dumps(a).encode() + b"\n")
+    assert Journal(path, {}).stored_shard() == (0, 2)
+    journal = Journal(path, {"m": 1}, shard=(1, 3))
+    journal.load()
+    with journal:
+        journal.append({"index": 5, "prediction": "B", "error": None})
+        assert journal.records["0"] == a and journal.records["5"]["prediction"] == "B"
+    assert Journal(path, {}).stored_shard() is None and Journal(path, {}).stored_fingerprint() == {"m": 1}
+    assert _lines(path) == [{HEADER_KEY: {"m": 1}}, a, {"index": 5, "prediction": "B", "error": None}]
+    assert path.read_bytes().startswith(b"{")
+
+
+@pytest.mark.parametrize("tail", [b"\x0b", b"\x0c", b"X", b" X", b"\t\x0c"])
+def test_a_line_is_read_as_plain_json_reads_it(tmp_path: Path, tail: bytes):
+    """Each line, less its newline, is a record exactly when json.loads takes it: JSON allows trailing spaces, tabs
+    and CRs but not a form feed, a vertical tab or any other character after the value."""
+    path = tmp_path / "j.jsonl"
+    lines = [json.dumps({HEADER_KEY: {}}).encode(), b'{"index": 1, "prediction": "A", "error": null}' + tail,
+             b'{"index": 2, "prediction": "B", "error": null} \t\r']
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+    def readable(raw: bytes) -> bool:
+        try:
+            return isinstance(json.loads(raw.decode("utf-8")), dict)
+        except ValueError:
+            return False
+
+    expected = sorted(str(json.loads(raw)["index"]) for raw in lines[1:] if readable(raw))
+    assert expected == ["2"]  # worked by hand: only the second record line is JSON
+    assert sorted(Journal(path, {}).load()) == expected
+
+
+def test_a_records_line_is_the_files_text_less_only_its_newline(tmp_path: Path):
+    """`line(key)` gives the line as the file holds it: spaces and tabs after the value (JSON allows them) are kept,
+    only the line's CR LF is not."""
+    path = tmp_path / "j.jsonl"
+    text = '{"index": 3, "prediction": "C", "error": null} \t '
+    path.write_bytes(json.dumps({HEADER_KEY: {}}).encode() + b"\n" + text.encode() + b"\r\n")
+    records = Journal(path, {}).load()
+    assert records.line("3") == text and records.raw("3") == text.encode()
+    records.close()
+
+
+def test_a_record_written_since_open_is_found_by_line_without_a_load(tmp_path: Path):
+    """An opened journal that was never loaded still reads back the lines it wrote (from its own file)."""
+    path = tmp_path / "j.jsonl"
+    _write(path, [{HEADER_KEY: {}}, {"index": 1, "prediction": "A", "error": None}])
+    record = {"index": 2, "prediction": "B", "error": None}
+    journal = Journal(path, {})
+    with journal:
+        journal.append(record)
+        assert journal.line("2", record) == json.dumps(record, ensure_ascii=False)
+        assert journal.line("2", {**record, "prediction": "other"}) is None
+
+
+def test_the_lock_file_is_not_inherited_by_programs_the_run_starts(tmp_path: Path):
+    """A server or worker the run starts must not keep the pair locked after vlmkit ends: the lock's descriptor is
+    closed on exec."""
+    import fcntl
+
+    journal = Journal(tmp_path / "j.jsonl", {})
+    journal.lock()
+    try:
+        assert fcntl.fcntl(journal._lock_fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
+    finally:
+        journal.unlock()
+
+
+def test_a_lock_taken_after_an_open_and_close_is_still_kept_after_the_next_close(tmp_path: Path):
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path, {})
+    with journal:  # open() took the lock, close() gave it back
+        pass
+    assert not journal.lock_path.exists()
+    journal.lock()  # now held until unlock()
+    with journal:
+        pass
+    assert journal.lock_path.exists()
+    with pytest.raises(JournalBusy):
+        Journal(path, {}).open()
+    journal.unlock()
+    assert not journal.lock_path.exists()
+
+
+@pytest.mark.parametrize("room", [1, 30])
+def test_a_record_the_disk_takes_only_part_of_is_the_os_error(tmp_path: Path, room: int):
+    """A real short write: the kernel's file-size limit lets `room` bytes of the record in, then refuses (EFBIG).
+    The append raises that error, the record is not held, and a reread skips the half line."""
+    import errno
+    import resource
+    import signal
+
+    path = tmp_path / "j.jsonl"
+    journal = Journal(path, {})
+    journal.open()
+    journal.append({"index": 1, "prediction": "A", "error": None})
+    limit = path.stat().st_size + room
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+        try:
+            with pytest.raises(OSError) as info:
+                journal.append({"index": 2, "prediction": "B" * 60, "error": None})
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    finally:
+        signal.signal(signal.SIGXFSZ, old_handler)
+    assert info.value.errno == errno.EFBIG
+    assert path.stat().st_size == limit  # room bytes of the record reached the file
+    assert "2" not in journal.records and journal.pending == 0
+    journal.close()
+    assert sorted(Journal(path, {}).load()) == ["1"]
