@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from tqdm import tqdm
 
+from tests.vlm.api.raw_server import RawConnection, RawRequest, RawServer
 from vlmkit.core import files as files_module
 from vlmkit.core.files import DownloadError, HashedBlocks, download_verified, md5_of
 
@@ -85,50 +86,35 @@ def test_a_present_file_with_the_right_md5_is_used_without_the_network(data_file
     assert data_file.read_bytes() == DATA
 
 
-class RawServer:
-    """One-connection-at-a-time HTTP server on 127.0.0.1 answering every request with `reply` (None: never answers,
-    until stopped). Stops by itself when the test's `with` block ends."""
+def serving(*replies: bytes | None) -> RawServer:
+    """The shared raw-socket server (tests/vlm/api/raw_server.py) answering its n-th request with replies[n] (the last
+    one again after that), then closing the connection (the end of a body without a length); None never answers."""
 
-    def __init__(self, reply: bytes | None) -> None:
-        self.reply = reply
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.2)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/f.tsv"
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
+    def answer(conn: RawConnection, request: RawRequest) -> bool:
+        reply = replies[min(request.number, len(replies) - 1)]
+        if reply is None:
+            conn.wait(10)
+        else:
+            conn.send(reply)
+        return False
 
-    def _serve(self) -> None:
-        while not self.stopped.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            with conn:
-                conn.settimeout(5)
-                try:
-                    conn.recv(65536)
-                    if self.reply is None:
-                        self.stopped.wait(10)
-                    else:
-                        conn.sendall(self.reply)
-                except OSError:
-                    pass
+    return RawServer(answer)
 
-    def __enter__(self) -> RawServer:
-        self.thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stopped.set()
-        self.thread.join(10)
-        self.sock.close()
+def url_of(server: RawServer) -> str:
+    return server.base_url.removesuffix("/v1") + "/f.tsv"
+
+
+def with_length(body: bytes) -> bytes:
+    """An HTTP/1.0 200 answer carrying body with its Content-Length."""
+    return f"HTTP/1.0 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
 
 
 def test_a_body_without_content_length_is_read_to_the_end_of_the_connection(tmp_path: Path):
     body = b"index\tq\n" + b"".join(b"%d\tq%d\n" % (i, i) for i in range(300))
-    with RawServer(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n" + body) as server:
+    with serving(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n" + body) as server:
         dest = tmp_path / "f.tsv"
-        download_verified(server.url, dest, hashlib.md5(body).hexdigest(), progress=False)
+        download_verified(url_of(server), dest, hashlib.md5(body).hexdigest(), progress=False)
     assert dest.read_bytes() == body
 
 
@@ -153,9 +139,9 @@ def test_the_partial_file_is_written_beside_the_destination_not_in_the_working_f
 
 
 def test_a_server_that_never_answers_is_given_up_after_the_timeout(tmp_path: Path):
-    with RawServer(None) as server:
+    with serving(None) as server:
         with pytest.raises(DownloadError, match=r"did not answer in time"):
-            download_verified(server.url, tmp_path / "f.tsv", None, timeout=0.5, progress=False)
+            download_verified(url_of(server), tmp_path / "f.tsv", None, timeout=0.5, progress=False)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -281,59 +267,21 @@ def test_a_download_is_written_to_a_partial_file_beside_dest_as_it_arrives(tmp_p
     assert dest.read_bytes() == body and sorted(p.name for p in folder.iterdir()) == ["f.bin"]
 
 
-class SequenceServer:
-    """Answers the n-th request with bodies[n] (the last one again after that); counts the requests."""
-
-    def __init__(self, bodies: list[bytes]) -> None:
-        self.bodies = bodies
-        self.requests = 0
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.2)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/f.tsv"
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-
-    def _serve(self) -> None:
-        while not self.stopped.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            with conn:
-                conn.settimeout(5)
-                try:
-                    conn.recv(65536)
-                    body = self.bodies[min(self.requests, len(self.bodies) - 1)]
-                    self.requests += 1
-                    conn.sendall(f"HTTP/1.0 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
-                except OSError:
-                    pass
-
-    def __enter__(self) -> SequenceServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stopped.set()
-        self.thread.join(10)
-        self.sock.close()
-
-
 def test_a_mismatch_is_downloaded_once_more_and_the_good_copy_kept(tmp_path: Path):
     good = b"index\tq\n1\tq1\n"
-    with SequenceServer([b"index\tq\n1\tstale\n", good]) as server:
+    with serving(with_length(b"index\tq\n1\tstale\n"), with_length(good)) as server:
         dest = tmp_path / "f.tsv"
-        assert download_verified(server.url, dest, hashlib.md5(good).hexdigest(), progress=False) == dest
-    assert server.requests == 2 and dest.read_bytes() == good
+        assert download_verified(url_of(server), dest, hashlib.md5(good).hexdigest(), progress=False) == dest
+    assert len(server.requests) == 2 and dest.read_bytes() == good
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.tsv"]
 
 
 def test_without_an_md5_the_first_copy_is_kept_and_fetched_once(tmp_path: Path):
     first = b"index\tq\n1\tq1\n"
-    with SequenceServer([first, b"other"]) as server:
+    with serving(with_length(first), with_length(b"other")) as server:
         dest = tmp_path / "f.tsv"
-        assert download_verified(server.url, dest, None, progress=False) == dest
-    assert server.requests == 1 and dest.read_bytes() == first
+        assert download_verified(url_of(server), dest, None, progress=False) == dest
+    assert len(server.requests) == 1 and dest.read_bytes() == first
 
 
 def test_the_hashing_thread_says_what_it_is_in_a_thread_dump(data_file: Path):
