@@ -82,8 +82,6 @@ class _Decoder:
         self.seen: dict[str, tuple[str | None, int]] = {}  # file name -> (digest, row) of this pass; None: the
         # writer's to compute (a name the manifest has no record of)
         self.writer = _Writer(self.manifest)
-        self.written = 0
-        self.reused = 0
         self.prefix = f"{self.base}{os.sep}"
         # names in the folder that are symlinks, listed once (no stat each: the listing's file types say): a plain
         # name that is none of them is base/name as it is (see `target`)
@@ -133,7 +131,6 @@ class _Decoder:
                 data = self.decode(b64, pos, index, field)
             self.seen[key] = (None, pos)
             self.writer.write(key, None, b64, path, data)
-            self.written += 1
             return path
         digest = content_digest(b64)
         if earlier is not None:
@@ -142,16 +139,13 @@ class _Decoder:
                     f"{self.where(pos, index, field)}: its image would be written to {key}, where row {earlier[1]} "
                     "put a different image; give the rows different `image_path` names"
                 )
-            self.reused += 1  # this pass has it
-            return path
+            return path  # this pass has it
         self.seen[key] = (digest, pos)
         if self.manifest.is_current(key, digest, path):
-            self.reused += 1
             return path
         if data is None:
             data = self.decode(b64, pos, index, field)
         self.writer.write(key, digest, b64, path, data)
-        self.written += 1
         return path
 
     def digests(self) -> dict[str, str]:
@@ -395,7 +389,7 @@ def _decode_row(decoder: _Decoder, image: bytes, image_path: str, pos: int, inde
         if images is None:
             raise DatasetError(f"{decoder.where(pos, index, 'image')}: starts with '[' but is not a list of strings")
         names = _names(image_path, len(images), pos, index, decoder)
-        stem = decoder.index_stem(index, pos)
+        stem = decoder.index_stem(index, pos) if None in names else ""  # the index names only unnamed images
         return [
             decoder.materialise(b64, name, f"{stem}_{k}", pos, index, f"image[{k}]")
             for k, (b64, name) in enumerate(zip(images, names))
