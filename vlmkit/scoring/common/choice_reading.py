@@ -7,7 +7,8 @@ dropped), and tries, in order (the method names are what per-sample records and 
 1. exact       - the whole reply is a letter (`B`, `b`, `(B)`, `[B]`, `B.`, `Option B`, `B选项`), the letter with
                  its own option text (`B. dog`, `(b) dog`, `dog (B)`), or one option's text alone (`a dog`). A
                  letter with another option's text is `leading` after punctuation (`B) cat`: the letter was
-                 chosen), the article and that text for `A` (`A dog.`: option_text), else unread (`B cat`).
+                 chosen), the pronoun or article and that text for `I` and `A` (`I dog`: option_text; `A dog.`
+                 alone is that option's text, exact), else unread (`B cat`).
 2. tagged      - the last `<answer>...</answer>`, `\\boxed{...}` or JSON `"answer": "..."`, itself read by these
                  steps; a tag that cannot be read leaves the reply unread.
 3. marker      - the last answer phrase followed by a letter or an option text: `The answer is (b)`, `Answer: C`,
@@ -269,7 +270,7 @@ def _exact(reply: _Reply, opts: _Options) -> tuple[str | None, str] | None:
                 return letter, "exact"
             if punct and raw.isupper():  # `B) cat`: the letter is what was chosen
                 return letter, "leading"
-            if raw in "AI" and raw.isupper():  # `A dog.`: the article, then an option's text
+            if raw in "AI" and raw.isupper():  # `I dog`: the pronoun (or article), then an option's text
                 return named, "option_text"
             return None, "unparsed"
     if text_letter is not None:

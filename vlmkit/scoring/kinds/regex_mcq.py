@@ -250,7 +250,8 @@ def _mme_realworld(df: pd.DataFrame, hits: list[bool]) -> dict[str, float]:
     require_columns(df, ("category", "l2-category"), "MME-RealWorld")
     cells: dict[tuple[str, ...], list[bool]] = {}
     for category, l2, hit in zip(df["category"].tolist(), df["l2-category"].tolist(), hits):
-        task, _, subtask = str(category).partition("/")
+        parts = str(category).split("/")  # as get_dimension_rating: the first two parts (a third is dropped)
+        task, subtask = parts[0], parts[1] if len(parts) > 1 else ""
         sub = str(l2).lower()
         if "attribute" in sub:
             sub = sub.split("/")[0] + "/attribute"
