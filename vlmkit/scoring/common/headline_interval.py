@@ -16,8 +16,8 @@ def headline_interval(units: pd.DataFrame, value_col: str, primary: str, *, fact
                       unit: str = "row") -> Interval:
     """The interval of `primary` (`Overall` or `Overall (<split>)`) over `units[value_col]` (on the unit scale; the
     metric is that mean times `factor`)."""
-    values = pd.to_numeric(units[value_col], errors="raise").astype(float)
+    values = pd.to_numeric(units[value_col]).astype(float)
     if primary.startswith("Overall (") and primary.endswith(")"):
         values = values[(split_series(units) == primary[len("Overall ("):-1]).to_numpy()]
     ci = mean_interval(values.to_numpy(), primary, factor=factor)
-    return replace(ci, unit=unit) if unit != "row" else ci
+    return replace(ci, unit=unit)
