@@ -71,6 +71,16 @@ MCQ_TESTS: tuple[str, ...] = (
     "tests/vlmkit/scoring/test_mcq_figure_mutants.py",
 )
 
+# the image pass's own tests (images.py's parts beside image-refs)
+IMAGE_PASS_TESTS: tuple[str, ...] = (
+    "tests/datasets_tsv/io/test_tsv_images.py",
+    "tests/datasets_tsv/io/test_tsv_image_pass_paths.py",
+    "tests/datasets_tsv/io/test_image_chains.py",
+    "tests/datasets_tsv/io/test_tsv_stale_images.py",
+    "tests/datasets_tsv/io/test_tsv_single_read.py",
+    "tests/datasets_tsv/io/test_images_mutants.py",
+)
+
 MODULES: tuple[Target, ...] = (
     Target(
         "resume",
@@ -112,6 +122,15 @@ MODULES: tuple[Target, ...] = (
             "tests/vlmkit/scoring/test_reading_rules.py",
         ),
     ),
+    Target(  # ANLS, moved out of vqa.py (one function for the VQA kind and VLMEvalKit's figure)
+        "anls",
+        "vlmkit/scoring/common/anls.py",
+        (
+            "tests/vlmkit/scoring/test_scoring_vqa.py",
+            "tests/vlmkit/scoring/test_vqa_rules.py",
+            "tests/vlmkit/scoring/test_vqa_vlmevalkit_mutants.py",
+        ),
+    ),
     Target(
         "yorn",
         "vlmkit/scoring/kinds/yorn.py",
@@ -132,11 +151,16 @@ MODULES: tuple[Target, ...] = (
             "tests/datasets_tsv/io/test_image_chains.py",
             "tests/datasets_tsv/io/test_tsv_bad_input.py",
             "tests/datasets_tsv/io/test_tsv_reading.py",
+            "tests/datasets_tsv/io/test_images_mutants.py",
         ),
         ("x__stream", "x__resolve_reference", "x__decode_records"),
         "reference pass",
     ),
-    Target("choice-reading", "vlmkit/scoring/common/choice_reading.py", MCQ_TESTS),
+    Target(
+        "choice-reading",
+        "vlmkit/scoring/common/choice_reading.py",
+        MCQ_TESTS + ("tests/vlmkit/scoring/test_choice_reading_mutants2.py",),
+    ),
     Target("mcq", "vlmkit/scoring/kinds/mcq.py", MCQ_TESTS),
     Target("mcq-figure", "vlmkit/scoring/kinds/mcq_figure.py", MCQ_TESTS),
     Target(
@@ -172,6 +196,7 @@ MODULES: tuple[Target, ...] = (
             "tests/datasets_tsv/benchmarks/test_mme_realworld_lite.py",
             "tests/vlmkit/scoring/test_vlmevalkit_figure_mcq.py",
             "tests/vlmkit/scoring/test_regex_mcq_mutants.py",
+            "tests/vlmkit/scoring/test_regex_mcq_mutants2.py",
         ),
     ),
     Target(
@@ -183,6 +208,7 @@ MODULES: tuple[Target, ...] = (
             "tests/datasets_tsv/io/test_tsv_bad_input.py",
             "tests/datasets_tsv/io/test_tsv_table_rows.py",
             "tests/datasets_tsv/io/test_tsv_read_mutants.py",
+            "tests/datasets_tsv/io/test_tsv_read_mutants2.py",
         ),
     ),
     Target(
@@ -218,7 +244,13 @@ MODULES: tuple[Target, ...] = (
         "text-qa",
         "vlmkit/scoring/kinds/text_qa.py",
         ("tests/vlmkit/scoring/test_scoring_text_qa.py", "tests/vlmkit/run/test_summary_table.py",
-         "tests/vlmkit/scoring/test_text_qa_mutants.py"),
+         "tests/vlmkit/scoring/test_text_qa_mutants.py", "tests/vlmkit/scoring/test_text_qa_mutants2.py"),
+    ),
+    Target(
+        "shortqa",
+        "vlmkit/scoring/kinds/shortqa.py",
+        ("tests/vlmkit/scoring/test_scoring_shortqa.py", "tests/datasets_tsv/kinds/test_shortqa.py",
+         "tests/vlmkit/scoring/test_shortqa_mutants.py"),
     ),
     Target(
         "grounding",
@@ -231,22 +263,142 @@ MODULES: tuple[Target, ...] = (
         ("tests/vlmkit/run/test_journal.py", "tests/vlmkit/run/test_journal_damage.py",
          "tests/vlmkit/run/test_journal_mutants.py"),
     ),
-    Target(  # the whole file: over an hour on 2 shared cores
-        "images",
+    Target(
+        "video-mcq",
+        "vlmkit/scoring/kinds/video_mcq.py",
+        # not test_mvtamperbench.py: its run through a local Qwen2-VL (14 s) would follow every MVBench mutant; its
+        # scoring is score_mvbench's, which test_video_mcq_mutants.py scores directly
+        ("tests/datasets_tsv/benchmarks/test_video_benchmarks.py",
+         "tests/datasets_tsv/benchmarks/test_longvideobench.py", "tests/vlmkit/scoring/test_vlmevalkit_figure_mcq.py",
+         "tests/vlmkit/scoring/test_video_mcq_mutants.py"),
+    ),
+    Target(
+        "qa-judge",
+        "vlmkit/scoring/kinds/qa_judge.py",
+        ("tests/vlmkit/scoring/test_scoring_qa_judge.py", "tests/datasets_tsv/custom/test_qa_judge.py",
+         "tests/vlmkit/scoring/test_judge_prompt_fence.py", "tests/vlmkit/scoring/test_qa_judge_mutants.py"),
+    ),
+    Target(
+        "mcq-reports",
+        "vlmkit/scoring/kinds/mcq_reports.py",
+        ("tests/vlmkit/scoring/test_mcq_reports.py", "tests/vlmkit/scoring/test_intervals.py",
+         "tests/datasets_tsv/kinds/test_prompted_mcq.py", "tests/vlmkit/scoring/test_mcq_reports_mutants.py"),
+    ),
+    # the rest of images.py beside image-refs, in three parts (the whole file with every test that reaches it took
+    # over an hour on 2 shared cores); each with the test files that call the image pass itself
+    Target(
+        "images-decoder",
         "datasets_tsv/io/images.py",
-        (
-            "tests/datasets_tsv/io/test_tsv_images.py",
-            "tests/datasets_tsv/io/test_tsv_image_pass_paths.py",
-            "tests/datasets_tsv/io/test_image_chains.py",
-            "tests/datasets_tsv/io/test_tsv_bad_input.py",
-            "tests/datasets_tsv/io/test_tsv_reading.py",
-            "tests/datasets_tsv/io/test_tsv_single_read.py",
-            "tests/datasets_tsv/io/test_tsv_stale_images.py",
-            "tests/datasets_tsv/io/test_tsv_permissions.py",
-            "tests/datasets_tsv/io/test_tsv_bomb_row.py",
-            "tests/datasets_tsv/io/test_tsv_long_fields.py",
-            "tests/datasets_tsv/io/test_snapshot_images.py",
-        ),
+        IMAGE_PASS_TESTS,
+        ("xǁ_Decoderǁ__init__", "xǁ_Decoderǁwhere", "xǁ_Decoderǁtarget", "xǁ_Decoderǁindex_stem",
+         "xǁ_Decoderǁmaterialise", "xǁ_Decoderǁdigests", "xǁ_Decoderǁdecode", "xǁ_Decoderǁhead",
+         "x__needs_full_decode", "x__has_known_signature"),
+        "names, suffixes, base64, reuse",
+    ),
+    Target(
+        "images-rows",
+        "datasets_tsv/io/images.py",
+        IMAGE_PASS_TESTS,
+        ("x_decode_images", "x__replayed", "x__decode_file", "x__names", "x__decode_row", "x__existing_files"),
+        "rows, lists, existing files, replay",
+    ),
+    Target(
+        "images-writer",
+        "datasets_tsv/io/images.py",
+        IMAGE_PASS_TESTS,
+        ("xǁ_Writerǁ__init__", "xǁ_Writerǁwrite", "xǁ_Writerǁdigest", "xǁ_Writerǁ_raise", "xǁ_Writerǁ_run",
+         "xǁ_Writerǁstop"),
+        "the writer thread",
+    ),
+    Target(
+        "vqa-vlmevalkit",
+        "vlmkit/scoring/kinds/vqa_vlmevalkit.py",
+        ("tests/vlmkit/scoring/test_vqa_vlmevalkit_direct.py", "tests/vlmkit/scoring/test_vlmevalkit_figure_vqa.py",
+         "tests/vlmkit/scoring/test_vqa_vlmevalkit_mutants.py"),
+    ),
+    Target(
+        "yorn-vlmevalkit",
+        "vlmkit/scoring/kinds/yorn_vlmevalkit.py",
+        ("tests/vlmkit/scoring/test_yorn_vlmevalkit_direct.py", "tests/vlmkit/scoring/test_vlmevalkit_figure_yorn.py",
+         "tests/vlmkit/scoring/test_yorn_vlmevalkit_mutants.py"),
+    ),
+    Target(
+        "yorn-ratings",
+        "vlmkit/scoring/kinds/yorn_ratings.py",
+        ("tests/vlmkit/scoring/test_yorn_ratings.py", "tests/vlmkit/scoring/test_yorn_reports.py",
+         "tests/vlmkit/scoring/test_yorn_ratings_mutants.py"),
+    ),
+    Target(
+        "vlmevalkit-replies",
+        "vlmkit/scoring/common/vlmevalkit_replies.py",
+        ("tests/vlmkit/scoring/test_vlmevalkit_figure_benchmarks.py",
+         "tests/vlmkit/scoring/test_vlmevalkit_replies_mutants.py"),
+    ),
+    Target(
+        "math-answers",
+        "vlmkit/scoring/common/math_answers.py",
+        ("tests/vlmkit/scoring/test_scoring_mathvision.py", "tests/vlmkit/scoring/test_scoring_mathverse.py",
+         "tests/vlmkit/scoring/test_scoring_mathvista.py", "tests/vlmkit/scoring/test_math_answers_mutants.py"),
+    ),
+    Target(
+        "text-norm",
+        "vlmkit/scoring/common/text_norm.py",
+        ("tests/vlmkit/scoring/test_scoring_vqa.py", "tests/vlmkit/scoring/test_vqa_rules.py",
+         "tests/vlmkit/scoring/test_vqa_vlmevalkit_direct.py", "tests/vlmkit/scoring/test_text_norm_mutants.py"),
+    ),
+    Target(  # the judge path of reading a choice (MCQ and Y/N prompts, replies, rounds, notes)
+        "choice-judge",
+        "vlmkit/scoring/common/choice_judge.py",
+        ("tests/vlmkit/scoring/test_choice_judge.py", "tests/vlmkit/scoring/test_judge_prompt_fence.py",
+         "tests/vlmkit/scoring/test_yorn_vlmevalkit_direct.py", "tests/vlmkit/scoring/test_choice_judge_mutants.py"),
+    ),
+    Target(
+        "intervals",
+        "vlmkit/scoring/common/intervals.py",
+        ("tests/vlmkit/scoring/test_intervals.py", "tests/vlmkit/scoring/test_generic_interval.py",
+         "tests/vlmkit/scoring/test_resampled_interval.py", "tests/vlmkit/scoring/test_intervals_mutants.py"),
+    ),
+    Target(
+        "resampled-interval",
+        "vlmkit/scoring/common/resampled_interval.py",
+        ("tests/vlmkit/scoring/test_resampled_interval.py", "tests/vlmkit/scoring/test_resampled_interval_mutants.py"),
+    ),
+    Target(
+        "pass-at-k",
+        "vlmkit/scoring/common/pass_at_k.py",
+        ("tests/vlmkit/scoring/test_pass_at_k.py", "tests/vlmkit/scoring/test_pass_at_k_mutants.py"),
+    ),
+    Target(
+        "grouped-intervals",
+        "vlmkit/scoring/common/grouped_intervals.py",
+        ("tests/vlmkit/scoring/test_intervals.py", "tests/vlmkit/scoring/test_grouped_intervals_mutants.py"),
+    ),
+    Target(
+        "headline-interval",
+        "vlmkit/scoring/common/headline_interval.py",
+        ("tests/vlmkit/scoring/test_headline_interval_direct.py",
+         "tests/vlmkit/scoring/test_headline_interval_mutants.py"),
+    ),
+    Target(
+        "breakdown",
+        "vlmkit/scoring/common/breakdown.py",
+        ("tests/vlmkit/scoring/test_breakdown.py", "tests/vlmkit/scoring/test_breakdown_mutants.py"),
+    ),
+    Target(
+        "judged-rows",
+        "vlmkit/scoring/common/judged_rows.py",
+        ("tests/vlmkit/scoring/test_judged_rows_mutants.py",),
+    ),
+    Target(
+        "fence",
+        "vlmkit/scoring/common/fence.py",
+        ("tests/vlmkit/scoring/test_judge_prompt_fence.py", "tests/vlmkit/scoring/test_fence_mutants.py"),
+    ),
+    Target(
+        "mean-relative-accuracy",
+        "vlmkit/scoring/common/mean_relative_accuracy.py",
+        ("tests/vlmkit/scoring/test_mean_relative_accuracy.py",
+         "tests/vlmkit/scoring/test_mean_relative_accuracy_mutants.py"),
     ),
 )
 
