@@ -138,13 +138,35 @@ def crpe_table(groups_right: list[bool]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_crpe_draws_whole_groups_of_four() -> None:
+def crpe_without_group_hits(table: pd.DataFrame) -> EvalResult:
+    """CRPE's scoring with its per-row `group_hit` taken away: a scorer of groups that names its groups only, whose
+    interval the rescored bootstrap must find by drawing whole groups."""
+    result = score_crpe(table)
+    result.per_sample = result.per_sample.drop(columns="group_hit")
+    return result
+
+
+def test_crpe_carries_wilson_over_its_groups() -> None:
+    right = [True, False, True, True, False, True, False, True, True, True, False, True]
+    result = scored_with_interval(lambda t, judge=None: score_crpe(t), crpe_table(right))
+    ci = result.primary_interval
+    assert ci is not None and ci.method == "wilson" and ci.n == 12 and ci.unit == "circular group"
+    z, n, p = 1.959963984540054, 12, 8 / 12
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert (ci.low, ci.high) == (pytest.approx(centre - half), pytest.approx(centre + half))
+    # every group wrong: still over the 12 groups, not the 48 rows
+    none = scored_with_interval(lambda t, judge=None: score_crpe(t), crpe_table([False] * 12)).primary_interval
+    assert none is not None and none.n == 12 and none.high == pytest.approx(z * z / (n + z * z))
+
+
+def test_groups_named_only_by_group_are_drawn_whole() -> None:
     right = [True, False, True, True, False, True, False, True, True, True, False, True]
     calls: list[pd.DataFrame] = []
 
     def score(table: pd.DataFrame, judge=None) -> EvalResult:
         calls.append(table)
-        return score_crpe(table)
+        return crpe_without_group_hits(table)
 
     result = scored_with_interval(score, crpe_table(right))
     ci = result.primary_interval
@@ -160,10 +182,10 @@ def test_crpe_draws_whole_groups_of_four() -> None:
         assert len(preds) == 48 and all(preds[i] == "A" for i in range(len(preds)) if i % 4 != 2)
 
 
-def test_crpe_with_a_trailing_short_group_gets_no_interval_but_a_note() -> None:
+def test_groups_by_position_with_a_trailing_short_group_get_no_interval_but_a_note() -> None:
     # 13 groups by position, the last of 2 rows: shuffled whole, the short group shifts the others' boundaries
     table = crpe_table([True, False] * 6 + [False]).iloc[:50]
-    result = scored_with_interval(lambda t, judge=None: score_crpe(t), table)
+    result = scored_with_interval(lambda t, judge=None: crpe_without_group_hits(t), table)
     assert result.interval is None
     assert any(n.startswith("no 95% interval for total: the scorer's") and "groups" in n and "shuffled" in n
                for n in result.notes)  # its figure changed, or its groups came back cut

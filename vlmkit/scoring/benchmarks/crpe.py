@@ -155,8 +155,10 @@ def score_crpe(df: pd.DataFrame) -> EvalResult:
     unknown = [c for c in metrics if "/" not in c and c != "total" and c not in CATEGORIES]
     if unknown:
         notes.append(f"categories outside exist/subject/predicate/object reported as they are: {', '.join(unknown)}")
+    # group_hit: the row's group right (the unit of `total`, so its interval is over groups, not rows)
     per_sample = pd.DataFrame({"index": indexes, "method": methods, "hit": hits,
-                               "group": [pos // GROUP_SIZE for pos in range(len(df))]})
+                               "group": [pos // GROUP_SIZE for pos in range(len(df))],
+                               "group_hit": [bool(group_right[pos // GROUP_SIZE]) for pos in range(len(df))]})
     return EvalResult(
         scorer="crpe", metrics=metrics, primary="total", per_sample=per_sample,
         table=pd.DataFrame([{k: v for k, v in metrics.items() if not k.startswith(ROWS)}]),

@@ -3,7 +3,7 @@ figure): the dataset's own scorer re-run on resampled prediction tables (docs/er
 
 - What is drawn. The rows of the predictions table, with replacement, or whole groups where the scorer reads rows
   together: its per-sample `group` column (one value per row) names clusters when a value holds fewer than
-  CLUSTER_MEAN_ROWS rows on average or a `group_hit` stands beside it (CRPE's and NaturalBench's groups of four). A
+  CLUSTER_MEAN_ROWS rows on average or a `group_hit` stands beside it (NaturalBench's groups of four). A
   `group` of more rows (MATBench's category_split) is a stratum instead, and so are the table's `split` x `category`
   cells where the result names no group (STRATUM_MEAN_ROWS rows or more on average): rows are drawn within each
   stratum, as many as it holds, so no category goes empty and a mean of categories keeps its weights.
