@@ -384,6 +384,32 @@ MODULES: tuple[Target, ...] = (
         "vlmkit/scoring/common/breakdown.py",
         ("tests/vlmkit/scoring/test_breakdown.py", "tests/vlmkit/scoring/test_breakdown_mutants.py"),
     ),
+    Target(  # ScreenSpot, ScreenSpot_v2, ScreenSpot_Pro, OSWorld_G, VBGD, VenusBench-GD
+        "gui-grounding",
+        "vlmkit/scoring/benchmarks/gui_grounding.py",
+        ("tests/vlmkit/scoring/test_gui_grounding.py", "tests/vlmkit/scoring/test_vbgd_venusbench.py",
+         "tests/vlmkit/scoring/test_gui_grounding_mutants.py"),
+    ),
+    Target(  # the click reader and coordinate conventions of the GUI grounding scorer
+        "gui-points",
+        "vlmkit/scoring/benchmarks/gui_points.py",
+        ("tests/vlmkit/scoring/test_gui_grounding.py", "tests/vlmkit/scoring/test_vbgd_venusbench.py",
+         "tests/datasets_tsv/benchmarks/test_gui_coords_per_model.py",
+         "tests/vlmkit/scoring/test_gui_points_mutants.py"),
+    ),
+    Target(  # VCR_EN/ZH_EASY/HARD_100/500/ALL
+        "vcr",
+        "vlmkit/scoring/benchmarks/vcr.py",
+        ("tests/vlmkit/scoring/test_scoring_vcr.py", "tests/datasets_tsv/benchmarks/test_vcr.py",
+         "tests/vlmkit/scoring/test_vlmevalkit_figure_benchmarks.py::test_vcr_vlmevalkit_reads_the_reasoning_too",
+         "tests/vlmkit/scoring/test_vcr_mutants.py"),
+    ),
+    Target(  # VCR's spaCy-like tokens (English rules, Chinese characters)
+        "vcr-tokens",
+        "vlmkit/scoring/benchmarks/vcr_tokens.py",
+        ("tests/vlmkit/scoring/test_scoring_vcr.py", "tests/vlmkit/scoring/test_vcr_mutants.py",
+         "tests/vlmkit/scoring/test_vcr_tokens_mutants.py"),
+    ),
     Target(
         "judged-rows",
         "vlmkit/scoring/common/judged_rows.py",
@@ -399,6 +425,32 @@ MODULES: tuple[Target, ...] = (
         "vlmkit/scoring/common/mean_relative_accuracy.py",
         ("tests/vlmkit/scoring/test_mean_relative_accuracy.py",
          "tests/vlmkit/scoring/test_mean_relative_accuracy_mutants.py"),
+    ),
+    Target(
+        "hipho",
+        "vlmkit/scoring/benchmarks/hipho.py",
+        ("tests/datasets_tsv/benchmarks/test_hipho.py", "tests/vlmkit/scoring/test_hipho_mutants.py"),
+    ),
+    Target(
+        "hipho-answers",
+        "vlmkit/scoring/benchmarks/hipho_answers.py",
+        ("tests/datasets_tsv/benchmarks/test_hipho.py", "tests/vlmkit/scoring/test_hipho_answers_mutants.py"),
+    ),
+    Target(
+        "hipho-prompts",
+        "vlmkit/scoring/benchmarks/hipho_prompts.py",
+        ("tests/datasets_tsv/benchmarks/test_hipho.py", "tests/vlmkit/scoring/test_hipho_prompts_mutants.py"),
+    ),
+    Target(
+        "visfactor",
+        "vlmkit/scoring/benchmarks/visfactor.py",
+        ("tests/vlmkit/scoring/test_visfactor.py", "tests/vlmkit/scoring/test_visfactor_mutants.py"),
+    ),
+    Target(
+        "mathverse",
+        "vlmkit/scoring/benchmarks/mathverse.py",
+        ("tests/vlmkit/scoring/test_scoring_mathverse.py", "tests/vlmkit/scoring/test_vlmevalkit_figure_benchmarks.py",
+         "tests/vlmkit/scoring/test_mathverse_mutants.py"),
     ),
 )
 
