@@ -43,7 +43,9 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -144,30 +146,45 @@ def bodies_for(data: Path, url: str) -> list[bytes]:
     return [json.dumps(model.request_body([{"type": "text", "value": r["question"]}])).encode() for r in rows]
 
 
-def run_bare(bodies: list[bytes], url: str, nproc: int) -> tuple[float, int]:
-    """Seconds for a bare aiohttp loop over the same bodies, `nproc` at once, and the answers it parsed."""
+def aiohttp_loop(items: list[Any], url: str, nproc: int,
+                 handle: Callable[[Any, str, Any], Awaitable[bool]]) -> tuple[float, int, float]:
+    """`await handle(session, target, item)` for every item, `nproc` at once, over one aiohttp session with the default
+    pool: seconds, the items handled that got an answer, and this process's CPU seconds over the loop."""
     import aiohttp
 
     target = url + "/chat/completions"
-    headers = {"Content-Type": "application/json"}
 
-    async def main() -> tuple[float, int]:
+    async def main() -> tuple[float, int, float]:
         answered = 0
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=nproc)) as session:
-            todo = iter(bodies)
+            todo = iter(items)
 
             async def worker() -> None:
                 nonlocal answered
-                for body in todo:
-                    async with session.post(target, data=body, headers=headers) as resp:
-                        reply = json.loads(await resp.read())
-                        answered += bool(reply["choices"][0]["message"]["content"])
+                for item in todo:
+                    got = await handle(session, target, item)  # awaited before the sum is read: no lost count
+                    answered += got
 
-            began = time.perf_counter()
+            began, cpu_began = time.perf_counter(), time.process_time()
             await asyncio.gather(*(worker() for _ in range(nproc)))
-            return time.perf_counter() - began, answered
+            return time.perf_counter() - began, answered, time.process_time() - cpu_began
 
     return asyncio.run(main())
+
+
+_HEADERS = {"Content-Type": "application/json"}
+
+
+def run_bare(bodies: list[bytes], url: str, nproc: int) -> tuple[float, int]:
+    """Seconds for a bare aiohttp loop over the same bodies, `nproc` at once, and the answers it parsed."""
+
+    async def post(session: Any, target: str, body: bytes) -> bool:
+        async with session.post(target, data=body, headers=_HEADERS) as resp:
+            reply = json.loads(await resp.read())
+        return bool(reply["choices"][0]["message"]["content"])
+
+    seconds, answered, _ = aiohttp_loop(bodies, url, nproc, post)
+    return seconds, answered
 
 
 def run_bare_plus(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int, float]:
@@ -177,8 +194,6 @@ def run_bare_plus(data: Path, url: str, work: Path, nproc: int) -> tuple[float, 
     one turn's answers together). No retry policy, no deadline, no check of the pooled connection, no progress bar,
     no lock. Its ratio to the bare loop is the most any run loop doing that work can reach here: seconds, answers,
     CPU seconds."""
-    import aiohttp
-
     from datasets_tsv.custom import build_custom_dataset
     from vlm.api.http import Response, encode_body
     from vlm.api.openai_compat import OpenAICompatModel, _generation
@@ -191,35 +206,22 @@ def run_bare_plus(data: Path, url: str, work: Path, nproc: int) -> tuple[float, 
     model = OpenAICompatModel("served", api_base=url)
     journal = Journal(work / "journal.jsonl", {"bench": "bare_plus"})
     journal.open()
-    target = url + "/chat/completions"
-    headers = {"Content-Type": "application/json"}
 
-    async def main() -> tuple[float, int, float]:
-        answered = 0
-        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=nproc)) as session:
-            todo = iter(tasks)
-
-            async def worker() -> None:
-                nonlocal answered
-                for task in todo:
-                    start = time.perf_counter()
-                    body = encode_body(model.request_body(task.msgs))
-                    async with session.post(target, data=body, headers=headers) as resp:
-                        reply = json.loads(await resp.read())
-                    generation = _generation(Response(data=reply, latency_ms=None, attempts=1))
-                    answered += bool(generation.text)
-                    journal.append(_record(task, generation, (time.perf_counter() - start) * 1000), defer=True)
-                    if journal.pending >= nproc:
-                        journal.flush()
-
-            began, cpu_began = time.perf_counter(), time.process_time()
-            await asyncio.gather(*(worker() for _ in range(nproc)))
+    async def ask(session: Any, target: str, task: Task) -> bool:
+        start = time.perf_counter()
+        body = encode_body(model.request_body(task.msgs))
+        async with session.post(target, data=body, headers=_HEADERS) as resp:
+            reply = json.loads(await resp.read())
+        generation = _generation(Response(data=reply, latency_ms=None, attempts=1))
+        journal.append(_record(task, generation, (time.perf_counter() - start) * 1000), defer=True)
+        if journal.pending >= nproc:
             journal.flush()
-            return time.perf_counter() - began, answered, time.process_time() - cpu_began
+        return bool(generation.text)
 
     try:
-        return asyncio.run(main())
+        return aiohttp_loop(tasks, url, nproc, ask)
     finally:
+        journal.flush()  # the last few answers (fewer than nproc)
         journal.close()
         model.close()
 
