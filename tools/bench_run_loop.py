@@ -103,24 +103,31 @@ def write_image_dataset(folder: Path, rows: int) -> Path:
     return path
 
 
-def run_loop(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int, float]:
-    """Seconds for vlmkit.run.inference.run_api over the rows (journal, progress bar, records), its errors, and the
-    CPU seconds of this process over run_api alone (not the dataset load before it)."""
+def tasks_of(data: Path) -> list[Any]:
+    """The run loop's tasks for the rows of a custom dataset file (its prompts built as `vlmkit run` builds them)."""
     from datasets_tsv.custom import build_custom_dataset
-    from vlm.api.openai_compat import OpenAICompatModel
-    from vlmkit.run.inference import Task, run_api
-    from vlmkit.run.journal import Journal
+    from vlmkit.run.inference import Task
 
     dataset = build_custom_dataset(data)
     lines = [dataset.line(i) for i in range(len(dataset.data))]
-    tasks = [Task(line["index"], dataset.build_prompt(line), line.get("answer")) for line in lines]
+    return [Task(line["index"], dataset.build_prompt(line), line.get("answer")) for line in lines]
+
+
+def run_loop(data: Path, url: str, work: Path, nproc: int) -> tuple[float, int, float]:
+    """Seconds for vlmkit.run.inference.run_api over the rows (journal, progress bar, records), its errors, and the
+    CPU seconds of this process over run_api alone (not the dataset load before it)."""
+    from vlm.api.openai_compat import OpenAICompatModel
+    from vlmkit.run.inference import run_api
+    from vlmkit.run.journal import Journal
+
+    tasks = tasks_of(data)
     model = OpenAICompatModel("served", api_base=url)
     journal = Journal(work / "journal.jsonl", {"bench": "run_loop"})
     journal.open()
     began, cpu_began = time.perf_counter(), time.process_time()
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            errors = run_api(model, tasks, journal, dataset=dataset.name, nproc=nproc, desc="bench", progress=True)
+            errors = run_api(model, tasks, journal, dataset=data.stem, nproc=nproc, desc="bench", progress=True)
     finally:
         seconds, cpu = time.perf_counter() - began, time.process_time() - cpu_began
         journal.close()
@@ -194,15 +201,12 @@ def run_bare_plus(data: Path, url: str, work: Path, nproc: int) -> tuple[float, 
     one turn's answers together). No retry policy, no deadline, no check of the pooled connection, no progress bar,
     no lock. Its ratio to the bare loop is the most any run loop doing that work can reach here: seconds, answers,
     CPU seconds."""
-    from datasets_tsv.custom import build_custom_dataset
     from vlm.api.http import Response, encode_body
     from vlm.api.openai_compat import OpenAICompatModel, _generation
     from vlmkit.run.inference import Task, _record
     from vlmkit.run.journal import Journal
 
-    dataset = build_custom_dataset(data)
-    lines = [dataset.line(i) for i in range(len(dataset.data))]
-    tasks = [Task(line["index"], dataset.build_prompt(line), line.get("answer")) for line in lines]
+    tasks = tasks_of(data)
     model = OpenAICompatModel("served", api_base=url)
     journal = Journal(work / "journal.jsonl", {"bench": "bare_plus"})
     journal.open()

@@ -44,7 +44,7 @@ import pandas as pd
 
 from vlmkit.core.cells import index_key, is_missing
 from vlmkit.judging.base import Judge, JudgeReply, JudgeRequest, JudgeStopped
-from vlmkit.scoring.common.intervals import Interval
+from vlmkit.scoring.common.intervals import Interval, cluster_codes
 from vlmkit.scoring.result import EvalResult
 
 RESCORED = "bootstrap_rescored"
@@ -135,17 +135,12 @@ def _row_groups(result: EvalResult, table: pd.DataFrame) -> list[str] | None:
     return [next(iter(seen[k])) for k in keys]
 
 
-def _codes(labels: Sequence[str]) -> tuple[np.ndarray, int]:
-    _, codes = np.unique(np.asarray(labels, dtype=object), return_inverse=True)
-    return codes.astype(np.int64), int(codes.max()) + 1 if len(codes) else 0
-
-
 def _table_strata(table: pd.DataFrame) -> tuple[np.ndarray | None, str | None]:
     """Strata from the table's split x category cells (or one of them) that hold STRATUM_MEAN_ROWS rows on average."""
     present = [c for c in STRATA_COLUMNS if c in table.columns]
     for columns in ([present] if len(present) > 1 else []) + [[c] for c in reversed(present)]:
         labels = ["\x00".join(str(v) for v in row) for row in table[columns].itertuples(index=False, name=None)]
-        codes, k = _codes(labels)
+        codes, k = cluster_codes(labels)
         if k > 1 and len(labels) / k >= STRATUM_MEAN_ROWS:
             return codes, " x ".join(f"`{c}`" for c in columns)
     return None, None
@@ -155,7 +150,7 @@ def resample_plan(result: EvalResult, table: pd.DataFrame) -> Plan:
     """Rows, or the scorer's groups where it names clusters (module docstring)."""
     groups = _row_groups(result, table)
     if groups is not None:
-        codes, g = _codes(groups)
+        codes, g = cluster_codes(groups)
         clusters = "group_hit" in result.per_sample.columns or len(groups) / max(g, 1) < CLUSTER_MEAN_ROWS
         if clusters:
             units = [np.flatnonzero(codes == c) for c in dict.fromkeys(codes.tolist())]  # in order of first row
